@@ -1,0 +1,79 @@
+// The trimmed context: what is sent to the model, bound by a character
+// budget, cut only between coherent units so that no tool result ever
+// travels without the assistant that requested it.
+//
+// Spec: the chapter's "Context Units, Not Message Slices", "The Unit
+// Construction, Step by Step" and "The Normal and Failure Paths of the
+// Character Budget"; decisions.md §5 and §6.
+//
+// Characters here are UTF-16 code units, what JavaScript's `.length`
+// counts: "é" and "中" are 1, an emoji is 2, never bytes. The budget is an
+// approximation of a model's window, not a token count.
+//
+// Example:
+//   std::vector<Message> history = load_session("s.jsonl");
+//   std::uint64_t chars = estimate_context_chars(history);
+//   std::vector<Message> sent = trim_context(history, 20000);
+//   // sent is the newest suffix of history that fits, cut between units.
+#pragma once
+
+#include "agent_session/message.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace agent_session {
+
+enum class ContextErrorKind {
+  unserializable_message,  // "message I cannot be serialized"
+  unit_exceeds_budget,     // "context budget cannot contain the smallest consistent message unit"
+  empty_context,           // "context budget cannot be empty"
+};
+
+// A context that cannot be estimated or trimmed. what() is the spec's
+// text; for unserializable_message a detail follows after ": ".
+class ContextError : public std::runtime_error {
+ public:
+  ContextError(ContextErrorKind kind, std::optional<std::size_t> message_index, const std::string& what);
+
+  ContextErrorKind kind() const noexcept { return kind_; }
+  // 0-based index, in the caller's list, of the message that cannot be
+  // serialized; nullopt for the two budget errors.
+  std::optional<std::size_t> message_index() const noexcept { return message_index_; }
+
+ private:
+  ContextErrorKind kind_;
+  std::optional<std::size_t> message_index_;
+};
+
+// The character estimate of `messages`, in UTF-16 code units (decisions §5):
+//   Σ (UTF-16 length of the canonical line of m) + 1
+// the `+ 1` being one newline per message, so the estimate of a list is the
+// length of its canonical JSONL text. An empty list is 0. Allocates nothing.
+// Throws ContextError(unserializable_message) naming the first message that
+// cannot be serialized (see SerializationError).
+std::uint64_t estimate_context_chars(std::span<const Message> messages);
+
+// The newest messages that fit in `max_chars` UTF-16 code units, as a
+// contiguous suffix of `messages` in their order (decisions §6).
+//
+// Messages are grouped into closed units: an assistant, its tool results
+// and everything between them travel together, extended until no tool
+// result in a unit has its declaring assistant (the nearest earlier
+// assistant whose tool calls include its toolCallId) outside it. Units are
+// packed from the newest backwards; packing stops at the first unit that
+// does not fit (older, smaller units are never tried).
+//
+// Throws ContextError:
+//   empty_context            when `messages` is empty;
+//   unit_exceeds_budget      when the newest unit alone does not fit;
+//   unserializable_message   for a message the packing reached that cannot
+//                            be serialized (its index in `messages`).
+// Runs in linear time.
+std::vector<Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+}  // namespace agent_session

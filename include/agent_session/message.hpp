@@ -1,0 +1,122 @@
+// The session message model and its two pure operations: discriminating an
+// untrusted JSON value into a message, and printing a message canonically.
+//
+// Spec: the chapter's "The Discriminated Read of JSONL"; decisions.md §1
+// (the normalized form) and §4 (numbers and the canonical serialization).
+// SPEC.md restates both with the vectors that pin them.
+//
+// Example:
+//   auto json = agent_session::Json::parse(R"({"role":"user","content":"hi"})");
+//   if (auto message = agent_session::parse_session_message(json)) {
+//     std::string line = agent_session::to_canonical_json(*message);
+//     // line == R"({"role":"user","content":"hi"})"
+//   }
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace agent_session {
+
+// Any JSON value. Ordered, because JavaScript keeps an object's non-index
+// keys in insertion order and the canonical form must print them so.
+// Values loaded by this library hold every number as a double (as in
+// JavaScript) and object keys in JavaScript's property order.
+using Json = nlohmann::ordered_json;
+
+// One tool call an assistant declares: `{"id":S,"name":S,"input":J}`.
+// `input` is any JSON value, `null` included. Strings are UTF-8.
+struct ToolCall {
+  std::string id;
+  std::string name;
+  Json input;
+
+  friend bool operator==(const ToolCall&, const ToolCall&) = default;
+};
+
+// `{"role":"user","content":S}`
+struct UserMessage {
+  std::string content;
+
+  friend bool operator==(const UserMessage&, const UserMessage&) = default;
+};
+
+// `{"role":"assistant","content":S,"toolCalls":[...]}`; `tool_calls` may be
+// empty.
+struct AssistantMessage {
+  std::string content;
+  std::vector<ToolCall> tool_calls;
+
+  friend bool operator==(const AssistantMessage&, const AssistantMessage&) = default;
+};
+
+// `{"role":"tool","content":S,"toolCallId":S,"isError":B}`: the result of
+// the tool call whose id is `tool_call_id`.
+struct ToolResultMessage {
+  std::string content;
+  std::string tool_call_id;
+  bool is_error = false;
+
+  friend bool operator==(const ToolResultMessage&, const ToolResultMessage&) = default;
+};
+
+// One line of a session: a user message, an assistant message (with its
+// tool calls), or a tool result.
+using Message = std::variant<UserMessage, AssistantMessage, ToolResultMessage>;
+
+// The role string of a message: "user", "assistant" or "tool".
+const char* role_of(const Message& message) noexcept;
+
+// Discriminates one parsed JSON value into a message, or nullopt when it is
+// not one. Pure; never throws (except std::bad_alloc).
+//
+// Order (chapter's discrimination table): the shared preconditions first
+// (an object, a string `role`, a string `content`), then dispatch on role:
+//   "user"      -> valid;
+//   "assistant" -> `toolCalls` must be an array whose every item is an
+//                  object with a string `id`, a string `name` and an
+//                  `input` key (any value);
+//   "tool"      -> a string `toolCallId` and a boolean `isError`.
+// Anything else, unknown roles included, is nullopt. Fields not listed are
+// dropped, at the top level and inside each tool call (decisions §1);
+// `input` is kept whole.
+std::optional<Message> parse_session_message(const Json& json);
+
+// As above, but moves strings and inputs out of `json` instead of copying
+// them (used by the loader). `json` is left valid but unspecified.
+std::optional<Message> parse_session_message(Json&& json);
+
+// Why `json` is not a message ("role must be a string", ...), or nullopt
+// when parse_session_message would accept it. Used for error details.
+std::optional<std::string> describe_invalid_record(const Json& json);
+
+// Thrown when a message built in memory cannot be printed as JSON: a string
+// that is not valid UTF-8, a non-finite number, a binary value, or `input`
+// nesting past the 512-level limit (decisions §3, §5).
+class SerializationError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The canonical serialization of `message` (decisions §4), without a
+// trailing newline: byte for byte what JavaScript's `JSON.stringify` prints
+// for the normalized message. Returns UTF-8 bytes.
+// Throws SerializationError (see above).
+std::string to_canonical_json(const Message& message);
+
+// Appends the canonical serialization of `message` to `out`. Same contract
+// as to_canonical_json; on error `out` may hold a partial line.
+void append_canonical_json(std::string& out, const Message& message);
+
+// The canonical JSONL text of `messages`: each canonical line followed by
+// `\n` (what append_session writes, what `agent-session canon` prints).
+// Throws SerializationError.
+std::string to_canonical_jsonl(std::span<const Message> messages);
+
+}  // namespace agent_session

@@ -1,0 +1,128 @@
+#include "cli/cli.hpp"
+
+#include "agent_session/context.hpp"
+#include "agent_session/session.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <system_error>
+
+namespace agent_session::cli {
+namespace {
+
+constexpr const char* kStdin = "-";
+
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+std::string read_all(std::istream& in) {
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<Message> load(const std::string& file, std::istream& in) {
+  if (file == kStdin) return load_session_from_memory(read_all(in));
+  return load_session(file);
+}
+
+// A budget is a non-negative decimal integer. Anything larger than any
+// estimate can be (2^64 - 1) means the same thing, so it saturates.
+std::uint64_t parse_budget(const std::string& text) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not '" + text + "'");
+  }
+  std::uint64_t value = 0;
+  for (const char c : text) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::numeric_limits<std::uint64_t>::max();
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+void append_from_stdin(const std::string& file, std::istream& in) {
+  if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
+  // Every message is validated before the file is touched: all or nothing.
+  append_session(file, load_session_from_memory(read_all(in)));
+}
+
+struct Options {
+  std::string file;
+  std::string max_chars;
+};
+
+CLI::App* add_command(CLI::App& app, Options& options, const char* name, const char* about, const char* example) {
+  CLI::App* command = app.add_subcommand(name, about);
+  command->add_option("FILE", options.file, "the session file (JSONL), or - for standard input")->required();
+  command->footer(std::string("Example:\n  ") + example);
+  return command;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  CLI::App app(
+      "agent-session: load, check, estimate and trim an LLM agent's JSONL session.\n"
+      "Exit codes: 0 ok, 1 invalid session or budget error, 2 usage error, 3 other I/O error.",
+      "agent-session");
+  app.require_subcommand(1);
+  Options options;
+  auto* check = add_command(app, options, "check", "Load the session strictly; print 'N messages'.",
+                            "agent-session check corpus/real/swe-agent-marshmallow-1867.jsonl");
+  auto* estimate = add_command(app, options, "estimate",
+                               "Print the character estimate: UTF-16 code units of the canonical JSONL.",
+                               "agent-session estimate session.jsonl");
+  auto* canon = add_command(app, options, "canon", "Print the session as canonical JSONL (JSON.stringify's bytes).",
+                            "agent-session canon - < session.jsonl");
+  auto* trim = add_command(app, options, "trim",
+                           "Print the newest whole units that fit the budget, as canonical JSONL.",
+                           "agent-session trim --max-chars 20000 session.jsonl");
+  trim->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
+      ->required();
+  auto* append = add_command(app, options, "append",
+                             "Validate the messages on standard input (one per line), then append them all.",
+                             "echo '{\"role\":\"user\",\"content\":\"hi\"}' | agent-session append session.jsonl");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error, out, err);
+    return code == 0 ? kOk : kUsage;
+  }
+
+  try {
+    // Usage is settled before any input is read, so a bad budget is a
+    // usage error (2) even when the session is invalid too.
+    const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
+    if (*append) {
+      append_from_stdin(options.file, in);
+      return kOk;
+    }
+    const std::vector<Message> messages = load(options.file, in);
+    if (*check) out << messages.size() << " messages\n";
+    if (*estimate) out << estimate_context_chars(messages) << '\n';
+    if (*canon) out << to_canonical_jsonl(messages);
+    if (*trim) out << to_canonical_jsonl(trim_context(messages, budget));
+    out.flush();
+    return kOk;
+  } catch (const UsageError& error) {
+    err << "agent-session: " << error.what() << '\n';
+    return kUsage;
+  } catch (const SessionError& error) {
+    err << "agent-session: " << error.what() << '\n';
+    return kInvalid;
+  } catch (const ContextError& error) {
+    err << "agent-session: " << error.what() << '\n';
+    return kInvalid;
+  } catch (const std::system_error& error) {
+    err << "agent-session: " << error.what() << '\n';
+    return kIo;
+  }
+}
+
+}  // namespace agent_session::cli

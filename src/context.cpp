@@ -1,0 +1,87 @@
+#include "agent_session/context.hpp"
+
+#include "internal/canonical_writer.hpp"
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace agent_session {
+namespace {
+
+constexpr std::size_t kNoAssistant = std::numeric_limits<std::size_t>::max();
+
+// UTF-16 length of the canonical line of messages[index], plus its newline.
+std::uint64_t message_chars(std::span<const Message> messages, std::size_t index) {
+  internal::Utf16CountSink sink;
+  try {
+    internal::write_message(sink, messages[index]);
+  } catch (const SerializationError& error) {
+    throw ContextError(ContextErrorKind::unserializable_message, index,
+                       "message " + std::to_string(index) + " cannot be serialized: " + error.what());
+  }
+  return sink.units + 1;
+}
+
+// For each message: if it is a tool result, the index of its declaring
+// assistant (the nearest earlier assistant whose calls include its
+// toolCallId), else kNoAssistant. One forward pass: the latest assistant
+// seen declaring an id is the nearest earlier one for what follows.
+std::vector<std::size_t> declaring_assistants(std::span<const Message> messages) {
+  std::vector<std::size_t> declarer(messages.size(), kNoAssistant);
+  std::unordered_map<std::string_view, std::size_t> latest;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (const auto* assistant = std::get_if<AssistantMessage>(&messages[i])) {
+      for (const auto& call : assistant->tool_calls) latest[call.id] = i;
+    } else if (const auto* result = std::get_if<ToolResultMessage>(&messages[i])) {
+      if (auto it = latest.find(result->tool_call_id); it != latest.end()) declarer[i] = it->second;
+    }
+  }
+  return declarer;
+}
+
+std::uint64_t range_chars(std::span<const Message> messages, std::size_t begin, std::size_t end) {
+  std::uint64_t chars = 0;
+  for (std::size_t i = begin; i < end; ++i) chars += message_chars(messages, i);
+  return chars;
+}
+
+}  // namespace
+
+ContextError::ContextError(ContextErrorKind kind, std::optional<std::size_t> message_index, const std::string& what)
+    : std::runtime_error(what), kind_(kind), message_index_(message_index) {}
+
+std::uint64_t estimate_context_chars(std::span<const Message> messages) {
+  return range_chars(messages, 0, messages.size());
+}
+
+std::vector<Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
+  if (messages.empty()) {
+    throw ContextError(ContextErrorKind::empty_context, std::nullopt, "context budget cannot be empty");
+  }
+  const std::vector<std::size_t> declarer = declaring_assistants(messages);
+  // Walking backwards, a cut before p is allowed when every tool result at
+  // or after p has its declaring assistant (if any) at or after p: then no
+  // unit ever holds a result without its request (decisions §6).
+  std::size_t earliest_declarer = messages.size();
+  std::size_t kept_from = messages.size();
+  std::uint64_t kept_chars = 0;
+  for (std::size_t p = messages.size(); p-- > 0;) {
+    if (declarer[p] != kNoAssistant && declarer[p] < earliest_declarer) earliest_declarer = declarer[p];
+    if (earliest_declarer < p) continue;  // p is inside a unit that starts earlier
+    // [p, kept_from) is one whole unit. Estimates are additive, so the
+    // estimate of unit ∪ kept is the sum, measured in message order.
+    const std::uint64_t unit_chars = range_chars(messages, p, kept_from);
+    if (kept_chars + unit_chars > max_chars) break;
+    kept_chars += unit_chars;
+    kept_from = p;
+  }
+  if (kept_from == messages.size()) {
+    throw ContextError(ContextErrorKind::unit_exceeds_budget, std::nullopt,
+                       "context budget cannot contain the smallest consistent message unit");
+  }
+  return {messages.begin() + static_cast<std::ptrdiff_t>(kept_from), messages.end()};
+}
+
+}  // namespace agent_session

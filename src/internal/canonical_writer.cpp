@@ -1,0 +1,299 @@
+#include "internal/canonical_writer.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace agent_session::internal {
+namespace {
+
+// Bytes of the UTF-8 sequence that starts at text[i], or 0 when it is not
+// a valid sequence (RFC 3629 table 3-7: the second byte's range depends on
+// the first, which rules out overlong forms and surrogates).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) noexcept {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (text.size() - i < length) return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k) {
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  }
+  return length;
+}
+
+bool needs_escape(unsigned char c) noexcept { return c < 0x20 || c == '"' || c == '\\'; }
+
+template <class Sink>
+void write_escape(Sink& sink, unsigned char c) {
+  switch (c) {
+    case '"': sink.ascii("\\\""); return;
+    case '\\': sink.ascii("\\\\"); return;
+    case '\b': sink.ascii("\\b"); return;
+    case '\f': sink.ascii("\\f"); return;
+    case '\n': sink.ascii("\\n"); return;
+    case '\r': sink.ascii("\\r"); return;
+    case '\t': sink.ascii("\\t"); return;
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+      sink.ascii(std::string_view(escape, sizeof escape));
+    }
+  }
+}
+
+// JSON.stringify's string escaping: `"`, `\` and U+0000..U+001F only;
+// everything else, U+2028/U+2029 included, stays raw UTF-8.
+template <class Sink>
+void write_string(Sink& sink, std::string_view text) {
+  sink.ascii('"');
+  std::size_t run = 0;  // start of the pending run of raw bytes
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const std::size_t length = utf8_sequence_length(text, i);
+      if (length == 0) throw SerializationError("string is not valid UTF-8");
+      i += length;
+    } else if (needs_escape(c)) {
+      sink.utf8(text.substr(run, i - run));
+      write_escape(sink, c);
+      run = ++i;
+    } else {
+      ++i;
+    }
+  }
+  sink.utf8(text.substr(run));
+  sink.ascii('"');
+}
+
+template <class Sink>
+void write_number(Sink& sink, double value) {
+  if (!std::isfinite(value)) throw SerializationError("number is not finite");
+  char buffer[32];
+  sink.ascii(format_js_number(value, buffer));
+}
+
+template <class Sink>
+void write_value(Sink& sink, const Json& value, int depth);
+
+template <class Sink>
+void write_member(Sink& sink, bool& first, const std::string& key, const Json& value, int depth) {
+  if (!first) sink.ascii(',');
+  first = false;
+  write_string(sink, key);
+  sink.ascii(':');
+  write_value(sink, value, depth + 1);
+}
+
+// JavaScript's property order: array-index keys ascending, then the rest
+// in insertion order. Sorting needs scratch space only when an index key
+// is present, which real sessions almost never have.
+template <class Sink>
+void write_object(Sink& sink, const Json& object, int depth) {
+  sink.ascii('{');
+  bool first = true;
+  const bool has_index_key = std::any_of(object.items().begin(), object.items().end(),
+                                         [](const auto& item) { return is_array_index(item.key()); });
+  if (has_index_key) {
+    std::vector<std::pair<unsigned long, const Json::object_t::value_type*>> index_members;
+    for (const auto& member : *object.get_ptr<const Json::object_t*>()) {
+      if (is_array_index(member.first)) index_members.emplace_back(std::stoul(member.first), &member);
+    }
+    std::sort(index_members.begin(), index_members.end());
+    for (const auto& [index, member] : index_members) {
+      write_member(sink, first, member->first, member->second, depth);
+    }
+  }
+  for (const auto& member : *object.get_ptr<const Json::object_t*>()) {
+    if (has_index_key && is_array_index(member.first)) continue;
+    write_member(sink, first, member.first, member.second, depth);
+  }
+  sink.ascii('}');
+}
+
+template <class Sink>
+void write_array(Sink& sink, const Json& array, int depth) {
+  sink.ascii('[');
+  bool first = true;
+  for (const auto& element : array) {
+    if (!first) sink.ascii(',');
+    first = false;
+    write_value(sink, element, depth + 1);
+  }
+  sink.ascii(']');
+}
+
+// `depth` is the nesting level `value` occupies if it is an array/object.
+template <class Sink>
+void write_value(Sink& sink, const Json& value, int depth) {
+  using Type = Json::value_t;
+  if ((value.is_object() || value.is_array()) && depth > kMaxNestingDepth) {
+    throw SerializationError("nesting deeper than 512 levels");
+  }
+  switch (value.type()) {
+    case Type::null: sink.ascii("null"); return;
+    case Type::boolean: sink.ascii(value.get<bool>() ? "true" : "false"); return;
+    case Type::string: write_string(sink, value.get_ref<const std::string&>()); return;
+    case Type::number_integer: write_number(sink, static_cast<double>(value.get<std::int64_t>())); return;
+    case Type::number_unsigned: write_number(sink, static_cast<double>(value.get<std::uint64_t>())); return;
+    case Type::number_float: write_number(sink, value.get<double>()); return;
+    case Type::object: write_object(sink, value, depth); return;
+    case Type::array: write_array(sink, value, depth); return;
+    case Type::binary:
+    case Type::discarded: break;
+  }
+  throw SerializationError("value has no JSON form");
+}
+
+// Literal keys and role names are ASCII and need no escaping.
+template <class Sink>
+void write_field(Sink& sink, std::string_view prefix_and_key, std::string_view text) {
+  sink.ascii(prefix_and_key);
+  write_string(sink, text);
+}
+
+template <class Sink>
+void write_tool_calls(Sink& sink, const std::vector<ToolCall>& calls) {
+  sink.ascii(",\"toolCalls\":[");
+  bool first = true;
+  for (const auto& call : calls) {
+    sink.ascii(first ? "{" : ",{");
+    first = false;
+    write_field(sink, "\"id\":", call.id);
+    write_field(sink, ",\"name\":", call.name);
+    sink.ascii(",\"input\":");
+    write_value(sink, call.input, /*depth=*/4);  // message 1, toolCalls 2, call 3
+    sink.ascii('}');
+  }
+  sink.ascii(']');
+}
+
+}  // namespace
+
+void Utf16CountSink::utf8(std::string_view text) noexcept { units += utf16_length(text); }
+
+std::uint64_t utf16_length(std::string_view text) noexcept {
+  // Every byte but a continuation byte starts a character; a 4-byte lead
+  // starts one outside the BMP, which JavaScript stores as a surrogate pair.
+  std::uint64_t units = 0;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    units += static_cast<unsigned>((c & 0xC0) != 0x80) + static_cast<unsigned>(c >= 0xF0);
+  }
+  return units;
+}
+
+std::size_t valid_utf8_prefix(std::string_view text) noexcept {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) break;
+    i += length;
+  }
+  return i;
+}
+
+std::string_view format_js_number(double value, char* buffer) noexcept {
+  if (value == 0) return "0";  // both zeros, as Number::toString prints -0
+  char* out = buffer;
+  if (value < 0) {
+    *out++ = '-';
+    value = -value;
+  }
+  // Shortest round-trip digits d[.ddd]e±X, as ECMAScript requires.
+  char scientific[32];
+  const auto end = std::to_chars(scientific, scientific + sizeof scientific, value,
+                                 std::chars_format::scientific).ptr;
+  const char* e = std::find(scientific, end, 'e');
+  char digits[20];
+  int k = 0;
+  for (const char* p = scientific; p != e; ++p) {
+    if (*p != '.') digits[k++] = *p;
+  }
+  int exponent = 0;
+  std::from_chars(e + (e[1] == '+' ? 2 : 1), end, exponent);
+  const int n = exponent + 1;  // value = 0.digits * 10^n
+
+  const auto put_digits = [&](int from, int to) {
+    std::memcpy(out, digits + from, static_cast<std::size_t>(to - from));
+    out += to - from;
+  };
+  if (k <= n && n <= 21) {
+    put_digits(0, k);
+    out = std::fill_n(out, n - k, '0');
+  } else if (0 < n && n <= 21) {
+    put_digits(0, n);
+    *out++ = '.';
+    put_digits(n, k);
+  } else if (-6 < n && n <= 0) {
+    *out++ = '0';
+    *out++ = '.';
+    out = std::fill_n(out, -n, '0');
+    put_digits(0, k);
+  } else {
+    put_digits(0, 1);
+    if (k > 1) {
+      *out++ = '.';
+      put_digits(1, k);
+    }
+    *out++ = 'e';
+    *out++ = n - 1 >= 0 ? '+' : '-';
+    out = std::to_chars(out, out + 8, n - 1 >= 0 ? n - 1 : 1 - n).ptr;
+  }
+  return {buffer, static_cast<std::size_t>(out - buffer)};
+}
+
+bool is_array_index(std::string_view key) noexcept {
+  if (key.empty() || key.size() > 10) return false;
+  if (key.size() > 1 && key[0] == '0') return false;
+  std::uint64_t value = 0;
+  for (const char c : key) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value <= 4294967294ULL;
+}
+
+template <class Sink>
+void write_message(Sink& sink, const Message& message) {
+  sink.ascii("{\"role\":\"");
+  sink.ascii(role_of(message));
+  sink.ascii('"');
+  std::visit(
+      [&](const auto& m) {
+        write_field(sink, ",\"content\":", m.content);
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, AssistantMessage>) {
+          write_tool_calls(sink, m.tool_calls);
+        } else if constexpr (std::is_same_v<T, ToolResultMessage>) {
+          write_field(sink, ",\"toolCallId\":", m.tool_call_id);
+          sink.ascii(m.is_error ? ",\"isError\":true" : ",\"isError\":false");
+        }
+      },
+      message);
+  sink.ascii('}');
+}
+
+template void write_message(StringSink&, const Message&);
+template void write_message(Utf16CountSink&, const Message&);
+
+}  // namespace agent_session::internal

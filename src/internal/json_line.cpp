@@ -1,0 +1,160 @@
+#include "internal/json_line.hpp"
+
+#include "internal/canonical_writer.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace agent_session::internal {
+namespace {
+
+using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map's base
+
+// JavaScript enumerates array-index keys first, ascending; rebuilding is
+// needed only for the rare object that holds one.
+void put_in_javascript_order(Json& object) {
+  auto& members = static_cast<Members&>(*object.get_ptr<Json::object_t*>());
+  const auto is_index = [](const auto& member) { return is_array_index(member.first); };
+  if (std::none_of(members.begin(), members.end(), is_index)) return;
+  std::vector<std::pair<unsigned long, std::size_t>> index_positions;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (is_index(members[i])) index_positions.emplace_back(std::stoul(members[i].first), i);
+  }
+  std::sort(index_positions.begin(), index_positions.end());
+  Members ordered;
+  ordered.reserve(members.size());
+  for (const auto& [index, i] : index_positions) ordered.emplace_back(members[i].first, std::move(members[i].second));
+  for (auto& member : members) {
+    if (!is_index(member)) ordered.emplace_back(member.first, std::move(member.second));
+  }
+  members.swap(ordered);
+}
+
+// Builds the DOM from nlohmann's SAX events, applying the JavaScript and
+// decisions §3 rules the lexer alone does not.
+class DomBuilder : public nlohmann::json_sax<Json> {
+ public:
+  bool null() override { return place(Json(nullptr)); }
+  bool boolean(bool value) override { return place(Json(value)); }
+  // Every JSON number is a double, as in JavaScript (decisions §4).
+  bool number_integer(number_integer_t value) override { return place(Json(static_cast<double>(value))); }
+  bool number_unsigned(number_unsigned_t value) override { return place(Json(static_cast<double>(value))); }
+  bool number_float(number_float_t value, const string_t&) override { return place(Json(value)); }
+  bool string(string_t& value) override { return place(Json(std::move(value))); }
+  bool binary(binary_t&) override { return false; }  // never produced by the JSON lexer
+
+  bool start_object(std::size_t) override { return open(Json::object()); }
+  bool key(string_t& key) override {
+    // operator[] keeps a duplicate key at its first position; the value
+    // placed next overwrites it: the last value wins, as in JavaScript.
+    pending_slot_ = &(*stack_.back())[key];
+    return true;
+  }
+  bool end_object() override {
+    put_in_javascript_order(*stack_.back());
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return open(Json::array()); }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& error) override {
+    error_ = describe(position, error.what());
+    return false;
+  }
+
+  bool failed() const { return !error_.empty(); }
+  std::string& error() { return error_; }
+  Json& root() { return root_; }
+
+ private:
+  bool open(Json&& container) {
+    if (static_cast<int>(stack_.size()) + 1 > kMaxNestingDepth) {
+      error_ = "nesting deeper than 512 levels";
+      return false;
+    }
+    Json* placed = nullptr;
+    place(std::move(container), &placed);
+    stack_.push_back(placed);
+    return true;
+  }
+
+  bool place(Json&& value, Json** placed = nullptr) {
+    Json* slot = &root_;
+    if (!stack_.empty()) {
+      if (stack_.back()->is_array()) {
+        auto& array = *stack_.back()->get_ptr<Json::array_t*>();
+        array.push_back(std::move(value));
+        slot = &array.back();
+      } else {
+        slot = pending_slot_;
+        *slot = std::move(value);
+      }
+    } else {
+      root_ = std::move(value);
+    }
+    if (placed != nullptr) *placed = slot;
+    return true;
+  }
+
+  // nlohmann's text is "[json.exception.parse_error.101] parse error at
+  // line 1, column 5: syntax error ..."; keep the part after the location
+  // and say where in the line, in bytes.
+  static std::string describe(std::size_t position, std::string_view what) {
+    const auto colon = what.find(": ");
+    const auto reason = colon == std::string_view::npos ? what : what.substr(colon + 2);
+    return "byte " + std::to_string(position) + ": " + printable_excerpt(reason, 200);
+  }
+
+  Json root_;
+  std::vector<Json*> stack_;
+  Json* pending_slot_ = nullptr;
+  std::string error_;
+};
+
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+}  // namespace
+
+std::variant<Json, std::string> parse_json_line(std::string_view line) {
+  // nlohmann skips a leading byte-order mark; JavaScript does not.
+  if (line.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    return std::string("byte 1: a byte-order mark is not JSON whitespace");
+  }
+  DomBuilder builder;
+  const bool ok = Json::sax_parse(line.begin(), line.end(), &builder, nlohmann::json::input_format_t::json,
+                                  /*strict=*/true);
+  if (!ok || builder.failed()) {
+    if (!builder.failed()) builder.error() = "not JSON";
+    return std::move(builder.error());
+  }
+  return std::move(builder.root());
+}
+
+std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < bytes.size() && out.size() < limit) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    const std::size_t valid = c >= 0x80 ? valid_utf8_prefix(bytes.substr(i, 4)) : 0;
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (valid > 0) {
+      out.append(bytes.substr(i, valid));
+      i += valid;
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+      ++i;
+    }
+  }
+  if (i < bytes.size()) out += "...";
+  return out;
+}
+
+}  // namespace agent_session::internal

@@ -1,0 +1,123 @@
+// context.hpp: the estimate (decisions §5) and unit trimming (chapter's
+// walkthrough and budget-packing loop; decisions §6), at the API level.
+#include "agent_session/context.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agent_session {
+namespace {
+
+Message user(std::string content) { return UserMessage{std::move(content)}; }
+Message assistant(std::vector<std::string> call_ids) {
+  AssistantMessage message;
+  for (auto& id : call_ids) message.tool_calls.push_back(ToolCall{std::move(id), "t", nullptr});
+  return message;
+}
+Message result(std::string call_id) { return ToolResultMessage{"r", std::move(call_id), false}; }
+
+std::uint64_t chars(const Message& message) { return to_canonical_json(message).size() + 1; }
+
+template <class F>
+ContextError context_error(F&& f) {
+  try {
+    f();
+  } catch (const ContextError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no ContextError thrown";
+  return ContextError(ContextErrorKind::empty_context, std::nullopt, "");
+}
+
+TEST(EstimateContextChars, IsTheUtf16LengthOfTheCanonicalJsonl) {
+  EXPECT_EQ(estimate_context_chars({}), 0u);
+  const std::vector<Message> ascii = {user("hi")};
+  EXPECT_EQ(estimate_context_chars(ascii), std::string(R"({"role":"user","content":"hi"})").size() + 1);
+  // é and 中 are one UTF-16 unit each (2 and 3 bytes); 🚀 is two (4 bytes).
+  const std::vector<Message> unicode = {user("\u00e9\u4e2d\U0001F680")};
+  EXPECT_EQ(estimate_context_chars(unicode), estimate_context_chars(std::vector<Message>{user("abcd")}));
+  // Escapes count as printed: "\n" is two units, U+0001 is six.
+  EXPECT_EQ(estimate_context_chars(std::vector<Message>{user("\n\x01")}),
+            estimate_context_chars(std::vector<Message>{user("abcdefgh")}));
+}
+
+TEST(EstimateContextChars, NamesTheIndexOfAnUnserializableMessage) {
+  const std::vector<Message> messages = {user("fine"), user("also fine"), user("\xc3"), user("\xff")};
+  const ContextError error = context_error([&] { estimate_context_chars(messages); });
+  EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
+  EXPECT_EQ(error.message_index(), 2u);
+  EXPECT_EQ(std::string(error.what()).rfind("message 2 cannot be serialized: ", 0), 0u) << error.what();
+}
+
+// The chapter's walkthrough: user, assistant{a,b}, tool a, tool b.
+const std::vector<Message> kWalkthrough = {user("question"), assistant({"a", "b"}), result("a"), result("b")};
+
+TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
+  const std::uint64_t unit = chars(kWalkthrough[1]) + chars(kWalkthrough[2]) + chars(kWalkthrough[3]);
+  EXPECT_EQ(trim_context(kWalkthrough, unit), std::vector<Message>(kWalkthrough.begin() + 1, kWalkthrough.end()));
+  EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough)), kWalkthrough);
+  // One unit less than the whole: the user message does not fit.
+  EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough) - 1).size(), 3u);
+  const ContextError error = context_error([&] { trim_context(kWalkthrough, unit - 1); });
+  EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
+  EXPECT_EQ(error.message_index(), std::nullopt);
+  EXPECT_STREQ(error.what(), "context budget cannot contain the smallest consistent message unit");
+}
+
+TEST(TrimContext, EmptyHistoryIsTheEmptyBudgetError) {
+  const ContextError error = context_error([] { trim_context({}, 1000); });
+  EXPECT_EQ(error.kind(), ContextErrorKind::empty_context);
+  EXPECT_STREQ(error.what(), "context budget cannot be empty");
+}
+
+TEST(TrimContext, ZeroBudgetCannotHoldAnyUnit) {
+  EXPECT_EQ(context_error([] { trim_context(std::vector<Message>{user("x")}, 0); }).kind(),
+            ContextErrorKind::unit_exceeds_budget);
+}
+
+TEST(TrimContext, StopsAtTheFirstUnitThatDoesNotFit) {
+  const std::vector<Message> history = {user("tiny"), user(std::string(500, 'x')), user("newest")};
+  // Room for "newest" and "tiny" but not the big one between them: stop.
+  const std::uint64_t budget = chars(history[2]) + chars(history[0]) + 10;
+  EXPECT_EQ(trim_context(history, budget), std::vector<Message>{history[2]});
+}
+
+TEST(TrimContext, InterleavedRoundsFormOneClosedUnit) {
+  // assistant x, assistant y, result x, result y: the chapter's slice from
+  // y to result y would carry result x without its assistant.
+  const std::vector<Message> history = {user("u"), assistant({"x"}), assistant({"y"}), result("x"), result("y")};
+  const std::uint64_t tail = chars(history[2]) + chars(history[3]) + chars(history[4]);
+  EXPECT_EQ(context_error([&] { trim_context(history, tail); }).kind(), ContextErrorKind::unit_exceeds_budget);
+  EXPECT_EQ(trim_context(history, tail + chars(history[1])), std::vector<Message>(history.begin() + 1, history.end()));
+}
+
+TEST(TrimContext, OrphanResultAndUnansweredCallAreUnitsOfTheirOwn) {
+  const std::vector<Message> history = {user("u"), result("ghost"), assistant({"pending"})};
+  EXPECT_EQ(trim_context(history, chars(history[2])), std::vector<Message>{history[2]});
+  EXPECT_EQ(trim_context(history, chars(history[2]) + chars(history[1])),
+            std::vector<Message>(history.begin() + 1, history.end()));
+}
+
+TEST(TrimContext, RepeatedIdsBindToTheNearestEarlierAssistant) {
+  // Round one and round two both use id "a"; round two's result belongs to
+  // round two's assistant, so the rounds are separate units.
+  const std::vector<Message> history = {assistant({"a"}), result("a"), assistant({"a"}), result("a")};
+  EXPECT_EQ(trim_context(history, chars(history[2]) + chars(history[3])),
+            std::vector<Message>(history.begin() + 2, history.end()));
+}
+
+TEST(TrimContext, MessagesBetweenACallAndItsResultTravelWithIt) {
+  const std::vector<Message> history = {assistant({"a"}), user("interjection"), result("a")};
+  EXPECT_EQ(context_error([&] { trim_context(history, chars(history[1]) + chars(history[2])); }).kind(),
+            ContextErrorKind::unit_exceeds_budget);
+}
+
+TEST(TrimContext, UnreachedUnserializableMessagesAreNeverSerialized) {
+  const std::vector<Message> history = {user("\xff"), user(std::string(100, 'x')), user("newest")};
+  EXPECT_EQ(trim_context(history, chars(history[2])), std::vector<Message>{history[2]});
+  const ContextError error = context_error([&] { trim_context(history, 1u << 20); });
+  EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
+  EXPECT_EQ(error.message_index(), 0u);
+}
+
+}  // namespace
+}  // namespace agent_session

@@ -1,0 +1,172 @@
+// message.hpp: the discrimination table (chapter) and the canonical form
+// (decisions §1, §4). Byte-level behaviour is also pinned by the
+// conformance vectors; these tests cover the in-memory API they cannot.
+#include "agent_session/message.hpp"
+
+#include "internal/canonical_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace agent_session {
+namespace {
+
+std::optional<Message> parse(const char* text) { return parse_session_message(Json::parse(text)); }
+
+TEST(ParseSessionMessage, UserNeedsOnlyContent) {
+  EXPECT_EQ(parse(R"({"role":"user","content":"x","extra":1})"), Message(UserMessage{"x"}));
+}
+
+TEST(ParseSessionMessage, SharedPreconditionsComeFirst) {
+  EXPECT_FALSE(parse(R"([1])"));
+  EXPECT_FALSE(parse(R"("user")"));
+  EXPECT_FALSE(parse(R"(null)"));
+  EXPECT_FALSE(parse(R"({"role":1,"content":"x"})"));
+  EXPECT_FALSE(parse(R"({"role":"user"})"));
+  EXPECT_FALSE(parse(R"({"role":"user","content":null})"));
+  // Content is a shared precondition: even a complete tool result needs it.
+  EXPECT_FALSE(parse(R"({"role":"tool","toolCallId":"a","isError":false})"));
+}
+
+TEST(ParseSessionMessage, UnknownRolesAreNotMessages) {
+  EXPECT_FALSE(parse(R"({"role":"nope","content":"x"})"));
+  EXPECT_FALSE(parse(R"({"role":"system","content":"x"})"));
+  EXPECT_FALSE(parse(R"({"role":"User","content":"x"})"));
+}
+
+TEST(ParseSessionMessage, AssistantNeedsWellFormedToolCalls) {
+  const auto message = parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":null,"x":1}]})");
+  ASSERT_TRUE(message);
+  const auto& assistant = std::get<AssistantMessage>(*message);
+  ASSERT_EQ(assistant.tool_calls.size(), 1u);
+  EXPECT_EQ(assistant.tool_calls[0], (ToolCall{"a", "n", Json(nullptr)}));
+
+  EXPECT_TRUE(parse(R"({"role":"assistant","content":"","toolCalls":[]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":""})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":{}})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[null]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[[]]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[{"name":"n","input":1}]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[{"id":1,"name":"n","input":1}]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","input":1}]})"));
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n"}]})"));
+  // Every item is checked, not only the first.
+  EXPECT_FALSE(parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":1},{"id":"b"}]})"));
+}
+
+TEST(ParseSessionMessage, ToolResultNeedsCallIdAndBooleanErrorFlag) {
+  EXPECT_EQ(parse(R"({"isError":true,"toolCallId":"a","content":"out","role":"tool"})"),
+            Message(ToolResultMessage{"out", "a", true}));
+  EXPECT_FALSE(parse(R"({"role":"tool","content":"x","isError":false})"));
+  EXPECT_FALSE(parse(R"({"role":"tool","content":"x","toolCallId":7,"isError":false})"));
+  EXPECT_FALSE(parse(R"({"role":"tool","content":"x","toolCallId":"a"})"));
+  EXPECT_FALSE(parse(R"({"role":"tool","content":"x","toolCallId":"a","isError":"true"})"));
+}
+
+TEST(ParseSessionMessage, RvalueOverloadGivesTheSameAnswer) {
+  const char* text = R"({"role":"assistant","content":"c","toolCalls":[{"id":"a","name":"n","input":{"k":[1,2]}}]})";
+  Json json = Json::parse(text);
+  EXPECT_EQ(parse_session_message(std::move(json)), parse(text));
+}
+
+TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
+  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);
+  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"assistant","content":"x"})")),
+            "assistant requires toolCalls");
+  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"nope","content":"x"})")), "unknown role");
+}
+
+TEST(CanonicalJson, KeysInTheNormalizedOrder) {
+  EXPECT_EQ(to_canonical_json(UserMessage{"hi"}), R"({"role":"user","content":"hi"})");
+  EXPECT_EQ(to_canonical_json(ToolResultMessage{"out", "c1", false}),
+            R"({"role":"tool","content":"out","toolCallId":"c1","isError":false})");
+  EXPECT_EQ(to_canonical_json(AssistantMessage{"", {ToolCall{"c1", "read", Json{{"path", "a"}}}}}),
+            R"({"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"read","input":{"path":"a"}}]})");
+  EXPECT_EQ(to_canonical_json(AssistantMessage{"x", {}}), R"({"role":"assistant","content":"x","toolCalls":[]})");
+}
+
+TEST(CanonicalJson, EscapesOnlyWhatJsonStringifyEscapes) {
+  std::string all_controls;
+  for (char c = 0; c < 0x20; ++c) all_controls.push_back(c);
+  EXPECT_EQ(to_canonical_json(UserMessage{all_controls}),
+            R"({"role":"user","content":")"
+            R"(\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f)"
+            R"(\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f"})");
+  EXPECT_EQ(to_canonical_json(UserMessage{"\"\\/\x7f\u00e9\u2028\u2029\U0001F600"}),
+            "{\"role\":\"user\",\"content\":\"\\\"\\\\/\x7f\u00e9\u2028\u2029\U0001F600\"}");
+}
+
+std::string number(double value) {
+  char buffer[32];
+  return std::string(internal::format_js_number(value, buffer));
+}
+
+TEST(CanonicalJson, NumbersAsEcmaScriptPrintsThem) {
+  EXPECT_EQ(number(1.0), "1");
+  EXPECT_EQ(number(100), "100");
+  EXPECT_EQ(number(-0.0), "0");
+  EXPECT_EQ(number(1e21), "1e+21");
+  EXPECT_EQ(number(1e20), "100000000000000000000");
+  EXPECT_EQ(number(123456789012345678901234567890.0), "1.2345678901234568e+29");
+  EXPECT_EQ(number(1e-7), "1e-7");
+  EXPECT_EQ(number(0.000001), "0.000001");
+  EXPECT_EQ(number(1.5e-7), "1.5e-7");
+  EXPECT_EQ(number(0.1), "0.1");
+  EXPECT_EQ(number(-2.5e-10), "-2.5e-10");
+  EXPECT_EQ(number(123.456), "123.456");
+  EXPECT_EQ(number(9007199254740993.0), "9007199254740992");
+  EXPECT_EQ(number(5e-324), "5e-324");
+  EXPECT_EQ(number(1.7976931348623157e308), "1.7976931348623157e+308");
+  EXPECT_EQ(number(-1.5e300), "-1.5e+300");
+}
+
+TEST(CanonicalJson, IntegerJsonValuesPrintAsDoubles) {
+  // Values built in memory may hold nlohmann integers; JavaScript has
+  // only doubles, so 2^53 + 1 prints as its nearest double.
+  const Json input = Json{{"big", 9007199254740993LL}, {"neg", -5}, {"u", 18446744073709551615ULL}};
+  EXPECT_EQ(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}}),
+            R"({"role":"assistant","content":"","toolCalls":[{"id":"i","name":"n","input":)"
+            R"({"big":9007199254740992,"neg":-5,"u":18446744073709552000}}]})");
+}
+
+TEST(CanonicalJson, ArrayIndexKeysFirstAscendingThenInsertionOrder) {
+  Json input = Json::object();
+  for (const char* key : {"b", "10", "a", "2", "01", "-1", "1.5", "4294967295", "4294967294", "0"}) input[key] = 0;
+  EXPECT_EQ(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}}),
+            R"({"role":"assistant","content":"","toolCalls":[{"id":"i","name":"n","input":)"
+            R"({"0":0,"2":0,"10":0,"4294967294":0,"b":0,"a":0,"01":0,"-1":0,"1.5":0,"4294967295":0}}]})");
+}
+
+TEST(CanonicalJson, RejectsWhatHasNoJsonForm) {
+  EXPECT_THROW(to_canonical_json(UserMessage{"\xff"}), SerializationError);
+  EXPECT_THROW(to_canonical_json(UserMessage{"\xed\xa0\x80"}), SerializationError);  // a surrogate in UTF-8
+  EXPECT_THROW(to_canonical_json(UserMessage{"\xc0\xaf"}), SerializationError);      // overlong
+  EXPECT_THROW(to_canonical_json(ToolResultMessage{"ok", "\xe2\x82", false}), SerializationError);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", Json(inf)}}}), SerializationError);
+  EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", Json(std::nan(""))}}}), SerializationError);
+  EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", Json::binary({1, 2})}}}), SerializationError);
+}
+
+Json nested_arrays(int levels) {
+  Json value = Json::array();
+  for (int i = 1; i < levels; ++i) value = Json::array({std::move(value)});
+  return value;
+}
+
+TEST(CanonicalJson, NestingLimitCountsTheMessageAsLevelOne) {
+  // message 1, toolCalls 2, call 3: input may nest 509 levels, not 510.
+  EXPECT_NO_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", nested_arrays(509)}}}));
+  EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", nested_arrays(510)}}}), SerializationError);
+}
+
+TEST(RoleOf, NamesEachRole) {
+  EXPECT_STREQ(role_of(UserMessage{}), "user");
+  EXPECT_STREQ(role_of(AssistantMessage{}), "assistant");
+  EXPECT_STREQ(role_of(ToolResultMessage{}), "tool");
+}
+
+}  // namespace
+}  // namespace agent_session

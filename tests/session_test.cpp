@@ -1,0 +1,155 @@
+// session.hpp: the loadSession chain and appends (chapter; decisions §2).
+// The byte-level rules are vectors in corpus/conformance; here: what the
+// vectors cannot express (I/O errors, exception fields, files).
+#include "agent_session/session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SessionFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("agent_session_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path path(const char* name) const { return dir_ / name; }
+
+  static std::string read(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+  }
+
+  static void write(const fs::path& file, std::string_view bytes) {
+    std::ofstream(file, std::ios::binary) << bytes;
+  }
+
+  fs::path dir_;
+};
+
+template <class F>
+SessionError session_error(F&& load) {
+  try {
+    load();
+  } catch (const SessionError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no SessionError thrown";
+  return SessionError(SessionErrorKind::invalid_json, 0, "");
+}
+
+template <class F>
+std::error_code system_error_code(F&& f) {
+  try {
+    f();
+  } catch (const std::system_error& error) {
+    return error.code();
+  }
+  ADD_FAILURE() << "no std::system_error thrown";
+  return {};
+}
+
+TEST_F(SessionFile, MissingFileIsAnEmptySession) { EXPECT_TRUE(load_session(path("absent.jsonl")).empty()); }
+
+TEST_F(SessionFile, OtherIoErrorsPropagateWithTheirOwnErrno) {
+  // CI runs as root, where permissions deny nothing: use errors root gets too.
+  EXPECT_EQ(system_error_code([&] { load_session(dir_); }), std::errc::is_a_directory);
+  write(path("plain"), "x");
+  EXPECT_EQ(system_error_code([&] { load_session(path("plain") / "child.jsonl"); }), std::errc::not_a_directory);
+  EXPECT_EQ(system_error_code([&] { append_session(dir_, UserMessage{"x"}); }), std::errc::is_a_directory);
+}
+
+TEST_F(SessionFile, AppendWritesTheCanonicalLineAndLoadRestoresIt) {
+  const std::vector<Message> messages = {
+      UserMessage{"hello \u4e16\u754c \U0001F680"},
+      AssistantMessage{"", {ToolCall{"c1", "read", Json{{"path", "a.txt"}, {"n", 1.5}}}, ToolCall{"c2", "ls", nullptr}}},
+      ToolResultMessage{"contents", "c1", false},
+      ToolResultMessage{"denied", "c2", true},
+  };
+  for (const auto& message : messages) append_session(path("s.jsonl"), message);
+  EXPECT_EQ(read(path("s.jsonl")),
+            "{\"role\":\"user\",\"content\":\"hello \u4e16\u754c \U0001F680\"}\n"
+            R"({"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"read","input":{"path":"a.txt","n":1.5}},)"
+            R"({"id":"c2","name":"ls","input":null}]})" "\n"
+            R"({"role":"tool","content":"contents","toolCallId":"c1","isError":false})" "\n"
+            R"({"role":"tool","content":"denied","toolCallId":"c2","isError":true})" "\n");
+  EXPECT_EQ(load_session(path("s.jsonl")), messages);
+}
+
+TEST_F(SessionFile, BatchAppendIsOneWriteOfAllLines) {
+  const std::vector<Message> batch = {UserMessage{"a"}, UserMessage{"b"}};
+  append_session(path("s.jsonl"), batch);
+  EXPECT_EQ(load_session(path("s.jsonl")), batch);
+}
+
+TEST_F(SessionFile, UnserializableMessageLeavesTheFileUntouched) {
+  append_session(path("s.jsonl"), UserMessage{"kept"});
+  const std::vector<Message> batch = {UserMessage{"fine"}, UserMessage{"\xff"}};
+  EXPECT_THROW(append_session(path("s.jsonl"), batch), SerializationError);
+  EXPECT_EQ(read(path("s.jsonl")), "{\"role\":\"user\",\"content\":\"kept\"}\n");
+}
+
+TEST_F(SessionFile, NewSessionFilesAreOwnerOnly) {
+  const mode_t old_mask = ::umask(0);
+  append_session(path("s.jsonl"), UserMessage{"secret"});
+  ::umask(old_mask);
+  struct stat info {};
+  ASSERT_EQ(::stat(path("s.jsonl").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+TEST_F(SessionFile, CorruptLineInAFileIsReportedWithItsPhysicalLine) {
+  write(path("s.jsonl"), "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"nope\",\"content\":\"b\"}\n");
+  const SessionError error = session_error([&] { load_session(path("s.jsonl")); });
+  EXPECT_EQ(error.kind(), SessionErrorKind::invalid_record);
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_EQ(std::string(error.what()), "invalid session record at line 3: unknown role");
+}
+
+TEST(LoadSessionFromMemory, JsonErrorCarriesKindLineAndSpecText) {
+  const SessionError error = session_error([] { load_session_from_memory("\n\n{\"role\":\"user\",\n"); });
+  EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_EQ(std::string(error.what()).rfind("invalid session JSON at line 3: ", 0), 0u) << error.what();
+}
+
+TEST(LoadSessionFromMemory, FirstBadLineWinsAndNothingIsReturned) {
+  const SessionError error = session_error(
+      [] { load_session_from_memory("{\"role\":\"user\",\"content\":\"a\"}\n{bad\n{\"role\":\"nope\",\"content\":\"\"}\n"); });
+  EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
+  EXPECT_EQ(error.line(), 2u);
+}
+
+TEST(LoadSessionFromMemory, ErrorDetailIsOnePrintableLine) {
+  const SessionError error = session_error([] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\xff\r\"}"); });
+  const std::string what = error.what();
+  EXPECT_EQ(what.find_first_of("\r\n\xff"), std::string::npos) << what;
+}
+
+TEST(LoadSessionFromMemory, ReadsOnlyTheGivenBytes) {
+  // The bytes after the view would make the line invalid if read.
+  const std::string bytes = "{\"role\":\"user\",\"content\":\"a\"}garbage";
+  const std::string_view view(bytes.data(), bytes.size() - 7);
+  EXPECT_EQ(load_session_from_memory(view), std::vector<Message>{UserMessage{"a"}});
+}
+
+}  // namespace
+}  // namespace agent_session
