@@ -1,0 +1,7 @@
+# Every test under clang with AddressSanitizer and UndefinedBehaviorSanitizer
+# (g++ is the main build above): warning-free under both compilers, no UB.
+set -euo pipefail
+cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+  -DAGENT_SESSION_SANITIZE=address,undefined -DAGENT_SESSION_BUILD_BENCH=OFF
+cmake --build build-asan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j2
