@@ -125,6 +125,11 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   if (line.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
     return std::string("byte 1: a byte-order mark is not JSON whitespace");
   }
+  // nlohmann's lexer takes a NUL byte for the end of input, so
+  // `{...}\0garbage` would pass; JSON allows a raw NUL nowhere.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    return "byte " + std::to_string(nul + 1) + ": a NUL byte is not JSON";
+  }
   DomBuilder builder;
   const bool ok = Json::sax_parse(line.begin(), line.end(), &builder, nlohmann::json::input_format_t::json,
                                   /*strict=*/true);
