@@ -52,7 +52,11 @@ class SessionError : public std::runtime_error {
 // I/O error propagates as std::system_error with its own errno (a directory
 // gives EISDIR, permission denied stays EACCES).
 // Throws SessionError for the first line that is not a message: nothing is
-// returned and no line is ever skipped, except exactly empty ones.
+// returned and no line is ever skipped, except exactly empty ones. When
+// that line is the last one and has no trailing `\n` (the mark of a write
+// cut short), the detail ends with a hint to run `agent-session repair`.
+// Reads under a shared flock(2) (regular files), so an append in progress
+// is seen whole or not at all.
 std::vector<Message> load_session(const std::filesystem::path& path);
 
 // Loads a session from its raw bytes (standard input, a fuzzer's buffer).
@@ -62,15 +66,60 @@ std::vector<Message> load_session(const std::filesystem::path& path);
 // Throws SessionError as load_session does.
 std::vector<Message> load_session_from_memory(std::string_view bytes);
 
-// Appends the canonical line of `message` plus `\n` to the file at `path`,
-// creating it if needed. The message is serialized before the file is
-// touched, so a SerializationError leaves the file as it was. I/O errors
-// are std::system_error. No locks and no fsync (the chapter's contract).
-void append_session(const std::filesystem::path& path, const Message& message);
+// How far an append pushes its bytes toward the disk before returning.
+// Beyond the chapter (which has "no fsync policy"): see SPEC.md
+// "Durable, concurrency-safe appends".
+enum class SyncPolicy {
+  // The chapter's behaviour and the default: the bytes are in the kernel's
+  // page cache when the append returns. They survive the process dying
+  // (a crash, SIGKILL), not the machine losing power.
+  none,
+  // fdatasync(2) on the file after every append, and fsync(2) on its
+  // directory when the append created the file: when the append returns,
+  // the lines are on stable storage (as far as the disk honours flushes).
+  // Costs one disk flush per append (milliseconds on a spinning disk).
+  data,
+};
 
-// Appends the canonical lines of all `messages`, in order, with one write:
-// every message is serialized first, so one that cannot be leaves the file
-// as it was. Same errors as above.
-void append_session(const std::filesystem::path& path, std::span<const Message> messages);
+struct AppendOptions {
+  SyncPolicy sync = SyncPolicy::none;
+};
+
+// Appends the canonical line of `message` plus `\n` to the file at `path`,
+// creating it (mode 0600: sessions hold whatever tools printed) if needed.
+// Same contract as the batch form below, for a batch of one.
+void append_session(const std::filesystem::path& path, const Message& message, const AppendOptions& options = {});
+
+// Appends the canonical lines of all `messages`, in order (decisions §4:
+// each canonical serialization plus `\n`), all or nothing.
+//
+// Promised, beyond the chapter:
+// - Every message is serialized before the file is touched: a
+//   SerializationError leaves the file as it was.
+// - The batch goes out under an exclusive flock(2) on the file, as one
+//   write(2) on an O_APPEND descriptor (looping only over short writes):
+//   concurrent appenders, threads or processes, that use this function
+//   never interleave or weld lines. load_session takes a shared lock, so it
+//   never sees half a batch either. Writers that do not lock (`echo >>`)
+//   get no such promise.
+// - A write that fails part-way (disk full, RLIMIT_FSIZE, an I/O error) is
+//   rolled back with ftruncate(2) to the size measured under the lock, and
+//   the error is thrown: a failed append leaves the file byte-identical.
+//   So does a failed fdatasync under SyncPolicy::data.
+// - Lines are never welded onto a torn last line. If the file does not end
+//   in `\n`: when its last line is a valid message, the batch starts with a
+//   `\n`; when it is not (a writer killed mid-write), nothing is written
+//   and SessionError is thrown exactly as load_session would throw it for
+//   that line (`agent-session repair` cuts such a line off).
+// Not promised: anything across power loss with SyncPolicy::none; locking
+// on network filesystems whose flock is not shared between machines; a
+// process killed mid-write (or by SIGXFSZ) leaves a torn last line, which
+// load_session refuses and repair_session (repair.hpp) removes.
+//
+// Throws SerializationError, SessionError (see above), or
+// std::system_error with the failing call's errno (EISDIR, ENOSPC, EFBIG,
+// EIO, ENOLCK...); in every case the file is as it was.
+void append_session(const std::filesystem::path& path, std::span<const Message> messages,
+                    const AppendOptions& options = {});
 
 }  // namespace agent_session

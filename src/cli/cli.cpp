@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include "agent_session/context.hpp"
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 
 #include <CLI/CLI.hpp>
@@ -44,16 +45,59 @@ std::uint64_t parse_budget(const std::string& text) {
   return value;
 }
 
-void append_from_stdin(const std::string& file, std::istream& in) {
+void append_from_stdin(const std::string& file, std::istream& in, const AppendOptions& options) {
   if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
-  // Every message is validated before the file is touched: all or nothing.
-  append_session(file, load_session_from_memory(read_all(in)));
+  // Every message is validated before the file is touched, then all go
+  // out in one locked write: all or nothing.
+  append_session(file, load_session_from_memory(read_all(in)), options);
 }
 
 struct Options {
   std::string file;
   std::string max_chars;
+  bool sync = false;
+  bool apply = false;
 };
+
+AppendOptions append_options(const Options& options) {
+  return {.sync = options.sync ? SyncPolicy::data : SyncPolicy::none};
+}
+
+void add_sync_flag(CLI::App* command, Options& options) {
+  command->add_flag("--sync", options.sync,
+                    "fdatasync after the append (and fsync the directory when the file is new): "
+                    "the lines survive a power loss once the command returns");
+}
+
+// `repair`: prints what it found on `out`; exit 0 when the file loads (or
+// was just repaired), 1 when it does not.
+int repair(const std::string& file, bool apply, std::ostream& out) {
+  if (file == kStdin) throw UsageError("repair needs a session file, not '-'");
+  const RepairResult result = apply ? repair_session(file) : RepairResult{diagnose_session(file), false, {}};
+  const SessionDiagnosis& found = result.diagnosis;
+  if (found.health == SessionHealth::valid) {
+    out << "valid: " << found.messages << " messages, " << found.size << " bytes\n";
+    if (found.missing_final_newline) out << "note: the last line has no newline; the next append adds one\n";
+    return kOk;
+  }
+  const bool torn = found.health == SessionHealth::torn_tail;
+  out << (torn ? "torn last line" : "corrupt line") << ": line " << found.line << " at byte offset " << found.offset
+      << " (" << found.size - found.offset << " bytes to the end of the file)\n"
+      << "excerpt: \"" << found.excerpt << "\"\n"
+      << "error: " << found.error << '\n';
+  if (!torn) {
+    out << "not repaired: the damage is before the last line, so a person must look; nothing was changed\n";
+    return kInvalid;
+  }
+  if (!result.repaired) {
+    out << "nothing changed; `agent-session repair --apply " << file << "` backs the file up, then cuts it to "
+        << found.offset << " bytes, keeping the " << found.messages << " complete messages\n";
+    return kInvalid;
+  }
+  out << "backup: " << result.backup->string() << "\n"
+      << "repaired: cut to " << found.offset << " bytes; " << found.messages << " messages kept\n";
+  return kOk;
+}
 
 CLI::App* add_command(CLI::App& app, Options& options, const char* name, const char* about, const char* example) {
   CLI::App* command = app.add_subcommand(name, about);
@@ -86,6 +130,15 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   auto* append = add_command(app, options, "append",
                              "Validate the messages on standard input (one per line), then append them all.",
                              "echo '{\"role\":\"user\",\"content\":\"hi\"}' | agent-session append session.jsonl");
+  add_sync_flag(append, options);
+  auto* repair_command = add_command(
+      app, options, "repair",
+      "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
+      "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
+      "is never repaired: a person must look).",
+      "agent-session repair --apply session.jsonl");
+  repair_command->add_flag("--apply", options.apply,
+                           "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
@@ -100,9 +153,10 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     // usage error (2) even when the session is invalid too.
     const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
     if (*append) {
-      append_from_stdin(options.file, in);
+      append_from_stdin(options.file, in, append_options(options));
       return kOk;
     }
+    if (*repair_command) return repair(options.file, options.apply, out);
     const std::vector<Message> messages = load(options.file, in);
     if (*check) out << messages.size() << " messages\n";
     if (*estimate) out << estimate_context_chars(messages) << '\n';

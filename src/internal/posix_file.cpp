@@ -1,18 +1,23 @@
 #include "internal/posix_file.hpp"
 
 #include <cerrno>
+#include <cstring>
 #include <system_error>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace agent_session::internal {
 namespace {
 
-[[noreturn]] void throw_errno(const char* what, const std::filesystem::path& path) {
-  throw std::system_error(errno, std::generic_category(), std::string(what) + " " + path.string());
+[[noreturn]] void throw_errno(int error, const char* what, const std::filesystem::path& path) {
+  throw std::system_error(error, std::generic_category(), std::string(what) + " " + path.string());
 }
+
+[[noreturn]] void throw_errno(const char* what, const std::filesystem::path& path) { throw_errno(errno, what, path); }
 
 // Closes on every path out, errors included.
 class Descriptor {
@@ -24,10 +29,75 @@ class Descriptor {
     if (fd_ >= 0) ::close(fd_);
   }
   int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
 };
+
+// flock(2) waits for the other holder; a signal handler may interrupt it.
+void lock(int fd, int operation, const std::filesystem::path& path) {
+  while (::flock(fd, operation) != 0) {
+    if (errno != EINTR) throw_errno("cannot lock session", path);
+  }
+}
+
+std::uint64_t size_of(int fd, const std::filesystem::path& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw_errno("cannot stat session", path);
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+// Reads from `fd`'s current position to its end.
+std::string read_to_end(int fd, std::size_t expected, const std::filesystem::path& path) {
+  std::string bytes;
+  bytes.reserve(expected);
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("cannot read session", path);
+    }
+    bytes.append(chunk, static_cast<std::size_t>(n));
+  }
+  return bytes;
+}
+
+// Writes all of `bytes` at the descriptor's position (the end, with
+// O_APPEND). Returns 0, or the errno of the write that failed.
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;  // no progress and no errno: never loop forever
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+void fsync_directory_of(const std::filesystem::path& path) {
+  const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+  Descriptor dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) throw_errno("cannot open directory of", path);
+  if (::fsync(dir.get()) != 0) throw_errno("cannot sync directory of", path);
+}
+
+// Opens an existing file, or creates it, telling which happened: O_EXCL
+// settles the race between two creators, so exactly one of them fsyncs
+// the directory entry it made.
+std::pair<int, bool> open_or_create(const std::filesystem::path& path, int flags) {
+  for (;;) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd >= 0 || errno != ENOENT) return {fd, false};
+    const int made = ::open(path.c_str(), flags | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (made >= 0 || errno != EEXIST) return {made, true};
+  }
+}
 
 }  // namespace
 
@@ -39,32 +109,110 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
   }
   struct stat info {};
   if (::fstat(file.get(), &info) != 0) throw_errno("cannot stat session", path);
-  std::string bytes;
-  bytes.reserve(S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0);
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(file.get(), chunk, sizeof chunk);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("cannot read session", path);
-    }
-    bytes.append(chunk, static_cast<std::size_t>(n));
-  }
-  return bytes;
+  // Pipes and devices have no appenders to wait for.
+  if (S_ISREG(info.st_mode)) lock(file.get(), LOCK_SH, path);
+  return read_to_end(file.get(), S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0, path);
 }
 
-void append_to_file(const std::filesystem::path& path, std::string_view bytes) {
-  Descriptor file(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+LockedFile::LockedFile(int fd, std::filesystem::path path, bool created)
+    : fd_(fd), path_(std::move(path)), created_(created) {}
+
+LockedFile::LockedFile(LockedFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      created_(other.created_),
+      size_(other.size_) {}
+
+LockedFile::~LockedFile() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+LockedFile LockedFile::for_append(const std::filesystem::path& path) {
+  // Read access too: the torn-tail check reads the last line.
+  auto [fd, created] = open_or_create(path, O_RDWR | O_APPEND);
+  Descriptor file(fd);
   if (file.get() < 0) throw_errno("cannot open session for append", path);
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(file.get(), bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_errno("cannot append to session", path);
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
+  lock(file.get(), LOCK_EX, path);
+  LockedFile locked(file.release(), path, created);
+  // Measured only now: another writer may have appended while we waited.
+  locked.size_ = size_of(locked.fd_, path);
+  return locked;
+}
+
+LockedFile LockedFile::for_repair(const std::filesystem::path& path) {
+  Descriptor file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (file.get() < 0) throw_errno("cannot open session for repair", path);
+  lock(file.get(), LOCK_EX, path);
+  LockedFile locked(file.release(), path, false);
+  locked.size_ = size_of(locked.fd_, path);
+  return locked;
+}
+
+std::string LockedFile::read_all() const {
+  if (::lseek(fd_, 0, SEEK_SET) < 0) throw_errno("cannot seek session", path_);
+  return read_to_end(fd_, static_cast<std::size_t>(size_), path_);
+}
+
+char LockedFile::last_byte() const {
+  char byte = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd_, &byte, 1, static_cast<off_t>(size_ - 1));
+    if (n == 1) return byte;
+    if (n < 0 && errno == EINTR) continue;
+    throw_errno(n < 0 ? errno : EIO, "cannot read session", path_);
   }
+}
+
+void LockedFile::append(std::string_view bytes) {
+  const int error = write_all(fd_, bytes);
+  if (error == 0) {
+    size_ += bytes.size();
+    return;
+  }
+  // Part of the batch may be in the file: cut it back so that our own
+  // failure never leaves a torn line. Safe under the lock: every byte past
+  // size_ is ours.
+  if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+    throw std::system_error(error, std::generic_category(),
+                            "cannot append to session " + path_.string() +
+                                ", and the rollback failed too (" + std::strerror(errno) +
+                                "): the file may end in a torn line, see `agent-session repair`");
+  }
+  throw_errno(error, "cannot append to session (rolled back)", path_);
+}
+
+void LockedFile::sync_data(std::uint64_t rollback_size) {
+  try {
+    if (::fdatasync(fd_) != 0) throw_errno("cannot sync session", path_);
+    if (created_) fsync_directory_of(path_);
+  } catch (const std::system_error&) {
+    // The caller hears "not appended", so the lines must not stay behind
+    // for a retry to duplicate. Best effort: the sync already failed.
+    if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) size_ = rollback_size;
+    throw;
+  }
+}
+
+void LockedFile::truncate_and_sync(std::uint64_t size) {
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) throw_errno("cannot truncate session", path_);
+  size_ = size;
+  if (::fsync(fd_) != 0) throw_errno("cannot sync session", path_);
+}
+
+bool write_new_file_synced(const std::filesystem::path& path, std::string_view bytes) {
+  Descriptor file(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (file.get() < 0) {
+    if (errno == EEXIST) return false;
+    throw_errno("cannot create", path);
+  }
+  const int error = write_all(file.get(), bytes);
+  if (error != 0 || ::fsync(file.get()) != 0) {
+    const int failed = error != 0 ? error : errno;
+    ::unlink(path.c_str());
+    throw_errno(failed, "cannot write", path);
+  }
+  fsync_directory_of(path);
+  return true;
 }
 
 }  // namespace agent_session::internal

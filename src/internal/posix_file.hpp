@@ -1,7 +1,10 @@
 // The file I/O the session layer needs, on POSIX descriptors so that every
-// failure keeps its own errno (std::ifstream would flatten it).
+// failure keeps its own errno (std::ifstream would flatten it), and so that
+// appends can lock, write once, roll back and sync (SPEC.md "Durable,
+// concurrency-safe appends").
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,12 +12,64 @@
 
 namespace agent_session::internal {
 
-// The whole file, or nullopt when it does not exist (ENOENT only).
-// Any other failure throws std::system_error carrying its errno.
+// The whole file, or nullopt when it does not exist (ENOENT only). A
+// regular file is read under a shared flock, so an append in progress is
+// seen whole or not at all. Any other failure throws std::system_error
+// carrying its errno.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
-// Appends `bytes` to `path` (created with mode 0600: sessions hold whatever
-// tools printed) with O_APPEND. Throws std::system_error.
-void append_to_file(const std::filesystem::path& path, std::string_view bytes);
+// A session file held under an exclusive flock(2) from construction to
+// destruction (closing the descriptor releases the lock, also when the
+// process dies). While it lives, no other locked writer or reader touches
+// the file, so size() stays true and a rollback cannot cut their lines.
+class LockedFile {
+ public:
+  // Opens `path` for appending (O_APPEND), creating it with mode 0600 if it
+  // does not exist. Throws std::system_error.
+  static LockedFile for_append(const std::filesystem::path& path);
+  // Opens an existing `path` for reading and truncating. Throws
+  // std::system_error (ENOENT included).
+  static LockedFile for_repair(const std::filesystem::path& path);
+
+  LockedFile(LockedFile&& other) noexcept;
+  LockedFile& operator=(LockedFile&&) = delete;
+  LockedFile(const LockedFile&) = delete;
+  LockedFile& operator=(const LockedFile&) = delete;
+  ~LockedFile();
+
+  // Bytes in the file, measured under the lock when opened and kept up to
+  // date by append and truncate.
+  std::uint64_t size() const { return size_; }
+  // True when this open created the file.
+  bool created() const { return created_; }
+  // The whole file. Throws std::system_error.
+  std::string read_all() const;
+  // The last byte; the file must not be empty. Throws std::system_error.
+  char last_byte() const;
+  // Writes `bytes` at the end: one write(2), more only after a short one.
+  // If any write fails, truncates back to size() and throws the write's
+  // errno as std::system_error: the file is as it was.
+  void append(std::string_view bytes);
+  // fdatasync(2) the file, plus fsync(2) of its directory when this open
+  // created it. On failure, rolls the file back to `rollback_size` and
+  // throws std::system_error.
+  void sync_data(std::uint64_t rollback_size);
+  // Cuts the file to `size` bytes and fsyncs it. Throws std::system_error.
+  void truncate_and_sync(std::uint64_t size);
+
+ private:
+  LockedFile(int fd, std::filesystem::path path, bool created);
+
+  int fd_;
+  std::filesystem::path path_;
+  bool created_;
+  std::uint64_t size_ = 0;
+};
+
+// Writes `bytes` to a new file `path` (O_EXCL, mode 0600), fsyncs it and
+// its directory. Returns false, writing nothing, when `path` exists.
+// Throws std::system_error for any other failure (a partial file is
+// removed).
+bool write_new_file_synced(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace agent_session::internal

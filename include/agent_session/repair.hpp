@@ -1,0 +1,89 @@
+// Explicit repair of a session file whose last line was cut short.
+//
+// Beyond the chapter: loading stays strict (a torn line refuses to load,
+// decisions §2), and nothing here changes that. A writer killed mid-append
+// (a crash, SIGKILL, SIGXFSZ) can leave the file ending in part of a line:
+// no trailing `\n` and not a valid message. These functions find that line
+// and, only when asked, cut it off after backing the file up. Damage
+// anywhere before the last line is reported, never "repaired": which
+// records to believe there is a person's call. See SPEC.md "Durable,
+// concurrency-safe appends".
+//
+// Example:
+//   namespace as = agent_session;
+//   as::SessionDiagnosis found = as::diagnose_session("s.jsonl");
+//   if (found.health == as::SessionHealth::torn_tail) {
+//     as::RepairResult done = as::repair_session("s.jsonl");
+//     // done.backup == "s.jsonl.bak-20261130T023000Z", and
+//     // load_session("s.jsonl") now returns the found.messages whole ones.
+//   }
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agent_session {
+
+enum class SessionHealth {
+  valid,      // load_session accepts every line
+  torn_tail,  // only the last line fails, and it has no trailing `\n`
+  corrupt,    // a line fails that a truncation cannot fix: a person must look
+};
+
+// What a session file holds, and where it breaks if it does.
+struct SessionDiagnosis {
+  SessionHealth health = SessionHealth::valid;
+  // Bytes in the file.
+  std::uint64_t size = 0;
+  // Messages that load before the failing line (all of them when valid).
+  std::size_t messages = 0;
+  // The failing line: physical, 1-based (decisions §2); 0 when valid.
+  std::size_t line = 0;
+  // Byte offset of the failing line's first byte (0 when valid). For a torn
+  // tail this is the size the file is cut to.
+  std::uint64_t offset = 0;
+  // The failing line's start (and end, if long) as printable ASCII: other
+  // bytes as `\xNN`, quotes and backslashes escaped. At most ~80 bytes.
+  std::string excerpt;
+  // load_session's error text for that line (`invalid session JSON at line
+  // N: ...`); empty when valid.
+  std::string error;
+  // Valid, but the last line has no trailing `\n` (a hand edit, or a write
+  // cut exactly before its newline). Nothing to repair: the next append
+  // starts with a `\n`.
+  bool missing_final_newline = false;
+};
+
+// Diagnoses a session from its raw bytes. Pure; never throws (except
+// std::bad_alloc). An empty input is valid with 0 messages.
+SessionDiagnosis diagnose_session_bytes(std::string_view bytes);
+
+// Diagnoses the session file at `path`, read under a shared flock(2) so an
+// append in progress is not mistaken for a torn line. Changes nothing.
+// Throws std::system_error (ENOENT included: there is no file to diagnose).
+SessionDiagnosis diagnose_session(const std::filesystem::path& path);
+
+struct RepairResult {
+  // What was found, before any change.
+  SessionDiagnosis diagnosis;
+  // True when the torn tail was cut off (only for SessionHealth::torn_tail).
+  bool repaired = false;
+  // The backup written before the cut: the file's exact bytes, mode 0600,
+  // next to it as `<name>.bak-<UTC yyyymmddThhmmssZ>[-N]`.
+  std::optional<std::filesystem::path> backup;
+};
+
+// Repairs a torn tail: under an exclusive flock(2), diagnoses the file and,
+// when (and only when) the health is torn_tail, writes a backup copy of
+// the whole file (fsynced, with its directory) and then truncates the file
+// at `diagnosis.offset` (fsynced), keeping every complete valid line. A
+// valid or corrupt file is left untouched (repaired == false).
+// Throws std::system_error; if it is thrown before the truncation, the
+// file is unchanged.
+RepairResult repair_session(const std::filesystem::path& path);
+
+}  // namespace agent_session

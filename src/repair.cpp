@@ -1,0 +1,129 @@
+#include "agent_session/repair.hpp"
+
+#include "agent_session/session.hpp"
+#include "internal/posix_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <system_error>
+
+namespace agent_session {
+namespace {
+
+constexpr std::size_t kExcerptBytes = 80;
+constexpr std::size_t kExcerptTailBytes = 16;
+
+void append_printable(std::string& out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+}
+
+// A short excerpt a terminal can show safely: the start of the line and,
+// for a long one, its end too (where a torn line stops).
+std::string printable_excerpt(std::string_view line) {
+  std::string out;
+  if (line.size() <= kExcerptBytes) {
+    append_printable(out, line);
+    return out;
+  }
+  append_printable(out, line.substr(0, kExcerptBytes - kExcerptTailBytes));
+  out += " ... ";
+  append_printable(out, line.substr(line.size() - kExcerptTailBytes));
+  return out;
+}
+
+// Byte offset where physical line `line` (1-based) starts.
+std::size_t offset_of_line(std::string_view bytes, std::size_t line) {
+  std::size_t offset = 0;
+  for (std::size_t n = 1; n < line; ++n) offset = bytes.find('\n', offset) + 1;
+  return offset;
+}
+
+std::size_t non_empty_lines_before(std::string_view bytes, std::size_t offset) {
+  std::size_t count = 0;
+  std::size_t start = 0;
+  while (start < offset) {
+    const std::size_t end = bytes.find('\n', start);
+    if (end > start) ++count;
+    start = end + 1;
+  }
+  return count;
+}
+
+// `<name>.bak-20261130T023000Z`: sorts by time, names its origin.
+std::string backup_suffix() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, ".bak-%Y%m%dT%H%M%SZ", &utc);
+  return stamp;
+}
+
+std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
+  const std::string base = path.string() + backup_suffix();
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::filesystem::path candidate = attempt == 0 ? base : base + "-" + std::to_string(attempt);
+    if (internal::write_new_file_synced(candidate, bytes)) return candidate;
+  }
+  throw std::system_error(EEXIST, std::generic_category(), "cannot find a free backup name for " + path.string());
+}
+
+}  // namespace
+
+SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
+  SessionDiagnosis found;
+  found.size = bytes.size();
+  try {
+    found.messages = load_session_from_memory(bytes).size();
+    found.missing_final_newline = !bytes.empty() && bytes.back() != '\n';
+    return found;
+  } catch (const SessionError& error) {
+    found.line = error.line();
+    found.error = error.what();
+  }
+  found.offset = offset_of_line(bytes, found.line);
+  const std::size_t end = bytes.find('\n', found.offset);
+  // Only an unterminated last line can be a write cut short; a bad line
+  // with a newline after it was written whole, or damaged later.
+  found.health = end == std::string_view::npos ? SessionHealth::torn_tail : SessionHealth::corrupt;
+  found.messages = non_empty_lines_before(bytes, found.offset);
+  found.excerpt = printable_excerpt(bytes.substr(found.offset, end == std::string_view::npos ? end : end - found.offset));
+  return found;
+}
+
+SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
+  const std::optional<std::string> bytes = internal::read_file_if_exists(path);
+  if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
+  return diagnose_session_bytes(*bytes);
+}
+
+RepairResult repair_session(const std::filesystem::path& path) {
+  // Exclusive for the whole diagnose-backup-cut: no append can slip a
+  // line in between, and no append in progress looks torn.
+  internal::LockedFile file = internal::LockedFile::for_repair(path);
+  const std::string bytes = file.read_all();
+  RepairResult result{diagnose_session_bytes(bytes), false, std::nullopt};
+  if (result.diagnosis.health != SessionHealth::torn_tail) return result;
+  result.backup = write_backup(path, bytes);
+  file.truncate_and_sync(result.diagnosis.offset);
+  result.repaired = true;
+  return result;
+}
+
+}  // namespace agent_session
