@@ -1,0 +1,260 @@
+// The Google Benchmark suite: the estimator, trimming, loading and the
+// canonical serialization on deterministic histories (history_generator)
+// of 1k to 1M messages, one content profile at a time.
+//
+// Names: <workload>/<profile>/<messages>[/budget:<max_chars>], e.g.
+//   estimate/cjk/100000   trim/ascii/40000/budget:unlimited   load/numbers/1000000
+//
+// Extra flags (before Google Benchmark's own):
+//   --history_dir=DIR      where load benchmarks find (or write) the JSONL files;
+//                          default: a fresh directory under the system temp dir
+//   --write_histories=DIR  write every history file the suite uses, then exit
+//                          (bench/compare-js feeds the same files to Node.js);
+//   --history_sizes=N,M    with it: only these sizes
+//
+// Every benchmark checks its own answer (the estimate equals the UTF-16
+// length of the canonical JSONL text, a load returns the history, ...); a
+// wrong answer fails the run with exit status 1, so the ctest smoke run
+// catches an optimization that changes answers, not only one that crashes.
+#include "counting_allocator.hpp"
+#include "history_generator.hpp"
+
+#include "agent_session/context.hpp"
+#include "agent_session/session.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace agent_session::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kSizes[] = {1'000'000, 100'000, 40'000, 10'000, 1'000};  // largest first: see history()
+constexpr std::uint64_t kFixedBudget = 200'000;  // UTF-16 code units, as in issue 6
+constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
+
+fs::path history_dir;
+bool answers_wrong = false;
+
+// The history of `count` messages. Histories are prefixes of one stream,
+// and the suite runs each profile's sizes from the largest down, so one
+// generated history serves every size of its profile.
+std::span<const Message> history(Profile profile, std::size_t count) {
+  static std::optional<Profile> cached_profile;
+  static std::vector<Message> cached;
+  if (cached_profile != profile || cached.size() < count) {
+    cached = {};  // free the old history before building the next one
+    cached = generate_history(profile, count);
+    cached_profile = profile;
+  }
+  return std::span<const Message>(cached).first(count);
+}
+
+// UTF-16 code units of valid UTF-8 text, counted the plain way, one byte at
+// a time, independent of the library's fast paths it checks.
+std::uint64_t plain_utf16_length(std::string_view text) {
+  std::uint64_t units = 0;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) != 0x80) ++units;
+    if (c >= 0xF0) ++units;
+  }
+  return units;
+}
+
+void wrong_answer(benchmark::State& state, const std::string& why) {
+  answers_wrong = true;
+  state.SkipWithError(why.c_str());
+}
+
+using Counter = benchmark::Counter;
+
+void per_message_counters(benchmark::State& state, std::size_t messages) {
+  state.counters["messages"] = static_cast<double>(messages);
+  // Seconds per message, averaged over iterations: the linearity check.
+  state.counters["time_per_message"] =
+      Counter(static_cast<double>(messages), Counter::kIsIterationInvariantRate | Counter::kInvert);
+}
+
+void estimate(benchmark::State& state, Profile profile, std::size_t count) {
+  const auto messages = history(profile, count);
+  const std::string jsonl = to_canonical_jsonl(messages);
+  const std::uint64_t expected = plain_utf16_length(jsonl);
+  std::uint64_t chars = 0;
+  const std::uint64_t allocations_before = heap_counters().allocations;
+  for (auto _ : state) {
+    chars = estimate_context_chars(messages);
+    benchmark::DoNotOptimize(chars);
+  }
+  const std::uint64_t allocations = heap_counters().allocations - allocations_before;
+  if (chars != expected) {
+    return wrong_answer(state, "estimate " + std::to_string(chars) + " != " + std::to_string(expected));
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * jsonl.size()));
+  state.counters["utf16_units/s"] = Counter(static_cast<double>(chars), Counter::kIsIterationInvariantRate);
+  state.counters["allocs/iter"] = Counter(static_cast<double>(allocations), Counter::kAvgIterations);
+  state.counters["chars"] = static_cast<double>(chars);
+  per_message_counters(state, count);
+}
+
+void serialize(benchmark::State& state, Profile profile, std::size_t count) {
+  const auto messages = history(profile, count);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string jsonl = to_canonical_jsonl(messages);
+    bytes = jsonl.size();
+    benchmark::DoNotOptimize(jsonl.data());
+  }
+  // The round trip is checked on small histories only: it costs more than
+  // the measurement on large ones.
+  if (count <= 10'000 &&
+      load_session_from_memory(to_canonical_jsonl(messages)) != std::vector<Message>(messages.begin(), messages.end())) {
+    return wrong_answer(state, "the canonical text does not load back as the history");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  per_message_counters(state, count);
+}
+
+void trim(benchmark::State& state, Profile profile, std::size_t count, std::uint64_t budget) {
+  const auto messages = history(profile, count);
+  std::size_t kept = 0;
+  for (auto _ : state) {
+    std::vector<Message> sent = trim_context(messages, budget);
+    kept = sent.size();
+    benchmark::DoNotOptimize(sent.data());
+    state.PauseTiming();  // freeing the copy is the caller's business, not trimming
+    sent = {};
+    state.ResumeTiming();
+  }
+  const auto suffix = messages.last(kept);
+  if (kept == 0 || estimate_context_chars(suffix) > budget || (budget == kUnlimited && kept != count)) {
+    return wrong_answer(state, "trim kept " + std::to_string(kept) + " messages that do not fit");
+  }
+  state.counters["kept"] = static_cast<double>(kept);
+  per_message_counters(state, count);
+}
+
+// Loads from the file (`from_memory` false) or from its bytes in memory.
+// Reports the heap's high-water mark during one load as a multiple of the
+// file size (the file's bytes themselves included).
+void load(benchmark::State& state, Profile profile, std::size_t count, bool from_memory) {
+  const fs::path path = history_file(history_dir, profile, count);
+  std::string bytes;
+  if (from_memory) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    bytes = std::move(text).str();
+  }
+  const auto file_size = static_cast<std::size_t>(fs::file_size(path));
+  std::size_t loaded = 0;
+  std::size_t peak = 0;
+  for (auto _ : state) {
+    const std::size_t live_before = heap_counters().live_bytes;
+    reset_heap_peak();
+    std::vector<Message> messages = from_memory ? load_session_from_memory(bytes) : load_session(path);
+    peak = std::max(peak, heap_counters().peak_bytes - live_before);
+    loaded = messages.size();
+    benchmark::DoNotOptimize(messages.data());
+    state.PauseTiming();  // as in JavaScript, where freeing is the collector's, later
+    messages = {};
+    state.ResumeTiming();
+  }
+  if (loaded != count) return wrong_answer(state, "loaded " + std::to_string(loaded) + " messages");
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * file_size));
+  state.counters["file_MB"] = static_cast<double>(file_size) / 1e6;
+  state.counters["peak_heap/file"] = static_cast<double>(peak + (from_memory ? file_size : 0)) /
+                                     static_cast<double>(file_size);
+  per_message_counters(state, count);
+}
+
+std::string name(std::string_view workload, Profile profile, std::size_t count) {
+  return std::string(workload) + "/" + std::string(profile_name(profile)) + "/" + std::to_string(count);
+}
+
+void register_benchmarks() {
+  for (const Profile profile : kProfiles) {
+    for (const std::size_t count : kSizes) {
+      // 40k is the JavaScript comparison's trim size only.
+      const bool all_workloads = count != 40'000;
+      if (all_workloads) {
+        benchmark::RegisterBenchmark(name("estimate", profile, count).c_str(), estimate, profile, count);
+        benchmark::RegisterBenchmark(name("serialize", profile, count).c_str(), serialize, profile, count);
+      }
+      benchmark::RegisterBenchmark((name("trim", profile, count) + "/budget:" + std::to_string(kFixedBudget)).c_str(),
+                                   trim, profile, count, kFixedBudget);
+      benchmark::RegisterBenchmark((name("trim", profile, count) + "/budget:unlimited").c_str(), trim, profile, count,
+                                   kUnlimited);
+      if (all_workloads) {
+        benchmark::RegisterBenchmark(name("load", profile, count).c_str(), load, profile, count, false);
+        benchmark::RegisterBenchmark(name("load_from_memory", profile, count).c_str(), load, profile, count, true);
+      }
+    }
+  }
+}
+
+// Takes `--name=value` out of argv (Google Benchmark rejects flags it does
+// not know); empty when absent.
+std::string take_flag(int& argc, char** argv, std::string_view flag) {
+  const std::string prefix = "--" + std::string(flag) + "=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument.substr(0, prefix.size()) != prefix) continue;
+    std::string value(argument.substr(prefix.size()));
+    for (int k = i; k + 1 < argc; ++k) argv[k] = argv[k + 1];
+    --argc;
+    return value;
+  }
+  return {};
+}
+
+// Writes the history files of every profile for `sizes` ("1000,40000"),
+// or for every size of the suite when empty.
+int write_histories(const fs::path& dir, const std::string& sizes) {
+  std::vector<std::size_t> counts(std::begin(kSizes), std::end(kSizes));
+  if (!sizes.empty()) {
+    counts.clear();
+    std::istringstream list(sizes);
+    for (std::string count; std::getline(list, count, ',');) counts.push_back(std::stoul(count));
+  }
+  for (const Profile profile : kProfiles) {
+    for (const std::size_t count : counts) std::cout << history_file(dir, profile, count).string() << '\n';
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace agent_session::bench
+
+int main(int argc, char** argv) {
+  namespace bench = agent_session::bench;
+  if (const std::string dir = bench::take_flag(argc, argv, "write_histories"); !dir.empty()) {
+    return bench::write_histories(dir, bench::take_flag(argc, argv, "history_sizes"));
+  }
+  bench::history_dir = bench::take_flag(argc, argv, "history_dir");
+  const bool own_dir = bench::history_dir.empty();
+  if (own_dir) {
+    bench::history_dir = std::filesystem::temp_directory_path() / ("agent-session-bench-" + std::to_string(::getpid()));
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  bench::register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (own_dir) std::filesystem::remove_all(bench::history_dir);
+  if (bench::answers_wrong) std::cerr << "agent_session_bench: a benchmark computed a wrong answer\n";
+  return bench::answers_wrong ? 1 : 0;
+}
