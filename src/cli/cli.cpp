@@ -1,8 +1,10 @@
 #include "cli/cli.hpp"
 
+#include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
+#include "cli/run_command.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -140,6 +142,9 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   repair_command->add_flag("--apply", options.apply,
                            "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
 
+  RunOptions run_options;
+  auto* run_command = add_run_command(app, run_options);
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
     app.parse(reversed);
@@ -152,6 +157,11 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     // Usage is settled before any input is read, so a bad budget is a
     // usage error (2) even when the session is invalid too.
     const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
+    if (*run_command) {
+      std::optional<std::uint64_t> run_budget;
+      if (run_command->count("--max-chars") > 0) run_budget = parse_budget(run_options.max_chars);
+      return run_agent_command(run_options, run_budget, out, err);
+    }
     if (*append) {
       append_from_stdin(options.file, in, append_options(options));
       return kOk;
@@ -171,6 +181,9 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     err << "agent-session: " << error.what() << '\n';
     return kInvalid;
   } catch (const ContextError& error) {
+    err << "agent-session: " << error.what() << '\n';
+    return kInvalid;
+  } catch (const ScriptError& error) {
     err << "agent-session: " << error.what() << '\n';
     return kInvalid;
   } catch (const std::system_error& error) {

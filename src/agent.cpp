@@ -1,0 +1,188 @@
+#include "agent_session/agent.hpp"
+
+#include "agent_session/context.hpp"
+#include "agent_session/session.hpp"
+
+#include "internal/canonical_writer.hpp"
+#include "internal/json_line.hpp"
+#include "internal/posix_file.hpp"
+#include "internal/record.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+#include <utility>
+
+namespace agent_session {
+namespace {
+
+// U+FFFD REPLACEMENT CHARACTER, in UTF-8.
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+
+// `text` with each byte that does not start a valid UTF-8 sequence replaced
+// by U+FFFD: a tool's bytes come from anywhere (a binary file, an errno
+// text), but the record must stay serializable (decisions §3).
+std::string valid_utf8(std::string text) {
+  std::string_view rest = text;
+  std::size_t valid = internal::valid_utf8_prefix(rest);
+  if (valid == rest.size()) return text;  // the common case: no copy
+  std::string out;
+  out.reserve(text.size() + 8);
+  while (true) {
+    out.append(rest.substr(0, valid));
+    if (valid == rest.size()) return out;
+    out.append(kReplacement);
+    rest.remove_prefix(valid + 1);
+    valid = internal::valid_utf8_prefix(rest);
+  }
+}
+
+// The full record, and the one place that grows it: the session file first
+// (one line, at once), then memory, so memory never holds a message the
+// file lacks.
+class Record {
+ public:
+  Record(std::optional<std::filesystem::path> path, std::vector<Message> loaded)
+      : path_(std::move(path)), messages_(std::move(loaded)), loaded_(messages_.size()) {}
+
+  void record(Message message) {
+    if (path_) append_session(*path_, message);
+    messages_.push_back(std::move(message));
+  }
+
+  const std::vector<Message>& messages() const noexcept { return messages_; }
+  std::size_t loaded() const noexcept { return loaded_; }
+  std::vector<Message> release() && { return std::move(messages_); }
+
+ private:
+  std::optional<std::filesystem::path> path_;
+  std::vector<Message> messages_;
+  std::size_t loaded_;
+};
+
+std::vector<ToolSpec> tool_specs(const std::map<std::string, Tool>& tools) {
+  std::vector<ToolSpec> specs;
+  specs.reserve(tools.size());
+  for (const auto& [name, tool] : tools) specs.push_back({name, tool.description});
+  return specs;
+}
+
+// One tool call's result. The loop never ends on a tool: whatever goes
+// wrong becomes an error result the model can read.
+ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Tool>& tools) {
+  const auto found = tools.find(call.name);
+  if (found == tools.end() || !found->second.run) {
+    return {valid_utf8("unknown tool: " + call.name), call.id, true};
+  }
+  try {
+    return {valid_utf8(found->second.run(call.input)), call.id, false};
+  } catch (const std::exception& error) {
+    return {valid_utf8(error.what()), call.id, true};
+  } catch (...) {
+    return {valid_utf8("tool " + call.name + " failed with an exception that is not a std::exception"), call.id, true};
+  }
+}
+
+void report_request(const AgentOptions& options, std::size_t request, std::span<const Message> stored,
+                    std::span<const Message> sent) {
+  if (!options.on_request) return;
+  const std::uint64_t stored_chars = estimate_context_chars(stored);
+  const std::uint64_t sent_chars = sent.data() == stored.data() ? stored_chars : estimate_context_chars(sent);
+  options.on_request({request, stored.size(), stored_chars, sent.size(), sent_chars});
+}
+
+}  // namespace
+
+AgentResult run_agent(const AgentOptions& options) {
+  if (options.max_turns == 0) throw std::invalid_argument("run_agent: max_turns must be at least 1");
+  Record record(options.session_path,
+                options.session_path ? load_session(*options.session_path) : std::vector<Message>{});
+  record.record(UserMessage{options.prompt});
+  const std::vector<ToolSpec> specs = tool_specs(options.tools);
+
+  AgentResult result;
+  result.stop_reason = StopReason::max_turns;
+  while (result.requests < options.max_turns) {
+    // The two states meet here: the record stays whole, the client gets the
+    // budgeted copy.
+    const std::span<const Message> stored = record.messages();
+    std::vector<Message> trimmed;
+    std::span<const Message> sent = stored;
+    if (options.context_max_chars) {
+      trimmed = trim_context(stored, *options.context_max_chars);
+      sent = trimmed;
+    }
+    ++result.requests;
+    report_request(options, result.requests, stored, sent);
+    AssistantMessage reply = options.client.next_message(sent, specs);
+
+    const bool answered = reply.tool_calls.empty();
+    const std::vector<ToolCall> calls = reply.tool_calls;  // the record takes the reply
+    record.record(std::move(reply));
+    if (answered) {
+      result.stop_reason = StopReason::completed;
+      break;
+    }
+    for (const ToolCall& call : calls) record.record(dispatch(call, options.tools));
+  }
+  result.loaded = record.loaded();
+  result.messages = std::move(record).release();
+  return result;
+}
+
+std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
+  std::optional<std::string> bytes;
+  try {
+    bytes = internal::read_file_if_exists(path);
+  } catch (const std::system_error& error) {
+    throw std::system_error(error.code(), "cannot read script " + path.string());
+  }
+  if (!bytes) {
+    throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory),
+                            "cannot read script " + path.string());
+  }
+  std::vector<AssistantMessage> replies;
+  const std::string_view text = *bytes;
+  std::size_t line_number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    ++line_number;
+    const std::size_t newline = text.find('\n', start);
+    const std::size_t end = newline == std::string_view::npos ? text.size() : newline;
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;  // as in a session (decisions §2)
+    const std::string where = "script " + path.string() + " line " + std::to_string(line_number) + ": ";
+    auto parsed = internal::parse_json_line(line);
+    if (auto* detail = std::get_if<std::string>(&parsed)) throw ScriptError(where + "not JSON: " + *detail);
+    auto verdict = internal::discriminate_record(std::move(std::get<Json>(parsed)));
+    if (auto* reason = std::get_if<std::string_view>(&verdict)) {
+      throw ScriptError(where + "not a message: " + std::string(*reason));
+    }
+    auto* reply = std::get_if<AssistantMessage>(&std::get<Message>(verdict));
+    if (reply == nullptr) {
+      throw ScriptError(where + "a " + role_of(std::get<Message>(verdict)) +
+                        " message, not an assistant message (a script holds only the model's replies)");
+    }
+    replies.push_back(std::move(*reply));
+  }
+  return replies;
+}
+
+ScriptedClient::ScriptedClient(std::vector<AssistantMessage> replies, std::size_t next)
+    : replies_(std::move(replies)), next_(next) {}
+
+AssistantMessage ScriptedClient::next_message(std::span<const Message>, std::span<const ToolSpec>) {
+  if (next_ >= replies_.size()) {
+    throw ScriptError("script has no reply left: it holds " + std::to_string(replies_.size()) +
+                      " replies and reply " + std::to_string(next_ + 1) + " was requested");
+  }
+  return replies_[next_++];
+}
+
+std::size_t count_assistant_messages(std::span<const Message> messages) noexcept {
+  return static_cast<std::size_t>(std::count_if(messages.begin(), messages.end(), [](const Message& message) {
+    return std::holds_alternative<AssistantMessage>(message);
+  }));
+}
+
+}  // namespace agent_session

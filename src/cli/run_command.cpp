@@ -1,0 +1,157 @@
+#include "cli/run_command.hpp"
+
+#include "agent_session/context.hpp"
+#include "agent_session/session.hpp"
+#include "cli/cli.hpp"
+#include "internal/canonical_writer.hpp"
+#include "internal/posix_file.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <ostream>
+#include <system_error>
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Enough for a demo, small enough that one call cannot flood the session.
+constexpr std::uintmax_t kMaxReadBytes = 64 * 1024;
+
+std::string echo(const Json& input) {
+  if (!input.is_object() || !input.contains("text") || !input.at("text").is_string()) {
+    throw std::invalid_argument("echo takes {\"text\": string}");
+  }
+  return input.at("text").get<std::string>();
+}
+
+// True when `path` is `root` or lies under it (both canonical).
+bool is_within(const fs::path& path, const fs::path& root) {
+  const auto [root_end, path_end] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return root_end == root.end();
+}
+
+// The file `relative` names under `root`, with `..` and symlinks resolved,
+// or an exception naming why it is refused. The check and the read are
+// separate steps: this confines a model's paths, it is not a sandbox
+// against someone swapping symlinks meanwhile.
+fs::path confined_path(const fs::path& root, const std::string& relative) {
+  if (relative.empty()) throw std::invalid_argument("read_file: the path is empty");
+  if (fs::path(relative).is_absolute()) {
+    throw std::invalid_argument("read_file: absolute paths are refused: " + relative);
+  }
+  const fs::path canonical_root = fs::canonical(root);
+  const fs::path target = fs::weakly_canonical(canonical_root / relative);
+  if (!is_within(target, canonical_root)) {
+    throw std::invalid_argument("read_file: " + relative + " is outside the directory " + root.string());
+  }
+  return target;
+}
+
+std::string read_file(const fs::path& root, const Json& input) {
+  if (!input.is_object() || !input.contains("path") || !input.at("path").is_string()) {
+    throw std::invalid_argument("read_file takes {\"path\": string}, relative to " + root.string());
+  }
+  const std::string relative = input.at("path").get<std::string>();
+  const fs::path target = confined_path(root, relative);
+  // Never open a FIFO or a device: it could block or never end.
+  if (!fs::is_regular_file(target)) throw std::invalid_argument("read_file: not a regular file: " + relative);
+  if (fs::file_size(target) > kMaxReadBytes) {
+    throw std::invalid_argument("read_file: " + relative + " is larger than " + std::to_string(kMaxReadBytes) +
+                                " bytes");
+  }
+  std::optional<std::string> bytes;
+  try {
+    bytes = internal::read_file_if_exists(target);
+  } catch (const std::system_error& error) {
+    throw std::runtime_error("read_file: cannot read " + relative + ": " + error.code().message());
+  }
+  if (!bytes) throw std::runtime_error("read_file: no such file: " + relative);
+  if (internal::valid_utf8_prefix(*bytes) != bytes->size()) {
+    throw std::invalid_argument("read_file: " + relative + " is not UTF-8 text");
+  }
+  return std::move(*bytes);
+}
+
+void report(std::ostream& err, const RequestReport& r) {
+  err << "request " << r.request << ": stored messages=" << r.stored_messages << " chars=" << r.stored_chars
+      << "; sent messages=" << r.sent_messages << " chars=" << r.sent_chars << '\n';
+}
+
+}  // namespace
+
+std::map<std::string, Tool> demo_tools(const fs::path& root) {
+  std::map<std::string, Tool> tools;
+  tools["echo"] = {"Returns input.text unchanged. Input: {\"text\": string}.", echo};
+  tools["read_file"] = {"Returns the text of a file under the demo directory. Input: {\"path\": string}.",
+                        [root](const Json& input) { return read_file(root, input); }};
+  return tools;
+}
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "run",
+      "Run one agent turn on a session: record PROMPT, then let a scripted model reply and call the demo tools\n"
+      "(echo, read_file) until it answers. Prints the messages this run appended, as canonical JSONL.\n"
+      "The script is the model's side of the whole session: its Nth line is the session's Nth assistant\n"
+      "message, so a second run on the same session continues with the first reply not yet used.\n"
+      "Stopping at --max-turns is not an error: exit 0, with a note on stderr.");
+  command->add_option("--session", options.session, "the session file (JSONL); created if missing")->required();
+  command->add_option("--script", options.script, "the model's replies: one assistant message (JSON) per line")
+      ->required();
+  command->add_option("--max-chars", options.max_chars,
+                      "trim what is sent to the model to this budget, in UTF-16 code units (the file keeps all)");
+  command->add_option("--max-turns", options.max_turns, "the most model requests this run makes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--root", options.root, "the only directory read_file may read")->capture_default_str();
+  command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
+  command->add_option("PROMPT", options.prompt, "the user message that starts this run")->required();
+  command->footer(
+      "Example:\n"
+      "  agent-session run --session s.jsonl --script corpus/demo/replies.jsonl --root corpus/demo \\\n"
+      "      --max-chars 600 --verbose 'What do the notes say?'");
+  return command;
+}
+
+int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> budget, std::ostream& out,
+                      std::ostream& err) {
+  // The script position is the session's: its Nth assistant message was
+  // the script's Nth reply. Checked before anything is recorded.
+  const std::vector<AssistantMessage> replies = load_script(options.script);
+  const std::size_t used = count_assistant_messages(load_session(options.session));
+  if (used >= replies.size()) {
+    throw ScriptError("script " + options.script + " holds " + std::to_string(replies.size()) +
+                      " replies and the session already holds " + std::to_string(used) +
+                      " assistant messages: add this run's replies to the script");
+  }
+  ScriptedClient model(replies, used);
+  if (options.verbose) {
+    err << "session " << options.session << ": " << used << " assistant messages so far; next reply is line "
+        << used + 1 << " of " << replies.size() << " in " << options.script << '\n';
+  }
+
+  AgentOptions agent{.prompt = options.prompt,
+                     .client = model,
+                     .tools = demo_tools(options.root),
+                     .session_path = fs::path(options.session),
+                     .context_max_chars = budget,
+                     .max_turns = options.max_turns};
+  if (options.verbose) agent.on_request = [&err](const RequestReport& r) { report(err, r); };
+
+  const AgentResult result = run_agent(agent);
+  out << to_canonical_jsonl(result.recorded());
+  out.flush();
+  if (result.stop_reason == StopReason::max_turns) {
+    err << "agent-session: stopped at --max-turns " << options.max_turns
+        << ": the last tool results are recorded and await a reply\n";
+  } else if (options.verbose) {
+    err << "completed after " << result.requests << " requests; the session holds " << result.messages.size()
+        << " messages\n";
+  }
+  return kOk;
+}
+
+}  // namespace agent_session::cli

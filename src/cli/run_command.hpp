@@ -1,0 +1,50 @@
+// `agent-session run`: the agent loop (run_agent, agent.hpp) driven from
+// the command line with no network: a scripted model and two demo tools.
+#pragma once
+
+#include "agent_session/agent.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace agent_session::cli {
+
+struct RunOptions {
+  std::string session;
+  std::string max_chars;  // parsed by the caller, like trim's
+  std::size_t max_turns = 8;
+  std::string script;
+  std::string root = ".";
+  bool verbose = false;
+  std::string prompt;
+};
+
+// Declares `run` and its options on `app`.
+CLI::App* add_run_command(CLI::App& app, RunOptions& options);
+
+// Runs one agent turn: loads the session, continues the script from the
+// session's assistant count, records the prompt and every message, prints
+// this run's messages (what was appended) as canonical JSONL on `out`, and
+// with `verbose` reports stored against sent per request on `err`.
+// Returns kOk; errors propagate for the caller to map onto exit codes:
+// SessionError, ContextError and ScriptError (1), std::system_error (3).
+int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> budget, std::ostream& out,
+                      std::ostream& err);
+
+// The demo tools:
+//   echo       {"text": S} -> S;
+//   read_file  {"path": S} -> the UTF-8 text of a regular file of at most
+//              64 KiB under `root`. Absolute paths and paths that resolve
+//              (`..`, symlinks) outside `root` are refused.
+// Both fail by throwing; run_agent turns that into an error result.
+std::map<std::string, Tool> demo_tools(const std::filesystem::path& root);
+
+}  // namespace agent_session::cli
