@@ -1,0 +1,35 @@
+#!/bin/bash -eu
+# Builds every fuzz target of agent-session the OSS-Fuzz way, run from the
+# repository root (the Dockerfile's WORKDIR). Inputs from the environment:
+#   CXX, CXXFLAGS       compiler, sanitizers and coverage instrumentation
+#   LIB_FUZZING_ENGINE  link flags of the engine (-fsanitize=fuzzer)
+#   OUT                 where the fuzzers, dictionaries and seeds go
+#   WORK                scratch space for the build (a temporary dir if unset)
+# Outputs in $OUT, per target: the binary, <target>.dict and
+# <target>_seed_corpus.zip (corpus/fuzz/<target>).
+# .ci/stages/50-fuzz.sh runs this locally to prove it builds every target.
+set -o pipefail
+src_dir=$PWD
+[ -f "$src_dir/fuzz/CMakeLists.txt" ] || { echo "build.sh: run from the repository root" >&2; exit 1; }
+work_dir=${WORK:-$(mktemp -d)}
+build_dir=$work_dir/agent-session-fuzz-build
+targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate)
+
+# Sanitizers and instrumentation come from CXXFLAGS (they change with the
+# ClusterFuzzLite job: address, undefined, coverage), so the CMake
+# defaults for them are switched off. CMake links with CXXFLAGS too.
+cmake -S "$src_dir" -B "$build_dir" -G Ninja \
+  -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DAGENT_SESSION_FUZZ=ON -DAGENT_SESSION_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DAGENT_SESSION_FUZZ_SANITIZE= -DAGENT_SESSION_FUZZ_INSTRUMENT= \
+  -DAGENT_SESSION_BUILD_TESTS=OFF -DAGENT_SESSION_BUILD_BENCH=OFF -DAGENT_SESSION_BUILD_CLI=OFF \
+  -DAGENT_SESSION_WERROR=OFF
+cmake --build "$build_dir" --target "${targets[@]}"
+
+mkdir -p "$OUT"
+for target in "${targets[@]}"; do
+  cp "$build_dir/fuzz/$target" "$OUT/$target"
+  cp "$src_dir/fuzz/session.dict" "$OUT/$target.dict"
+  rm -f "$OUT/${target}_seed_corpus.zip"
+  (cd "$src_dir/corpus/fuzz/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
+done
