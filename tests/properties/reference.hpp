@@ -1,0 +1,115 @@
+// An independent, deliberately naive reading of decisions §6 (units and
+// declaring assistants) and §5 (UTF-16 length), for the properties to
+// compare the library against. Quadratic and obvious on purpose: nothing
+// here calls the library's internals, so a bug there cannot hide by being
+// shared with the oracle.
+#pragma once
+
+#include "agent_session/message.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace agent_session::properties::reference {
+
+inline bool declares(const Message& message, const std::string& call_id) {
+  const auto* assistant = std::get_if<AssistantMessage>(&message);
+  if (assistant == nullptr) return false;
+  for (const auto& call : assistant->tool_calls) {
+    if (call.id == call_id) return true;
+  }
+  return false;
+}
+
+// §6: "A tool result's declaring assistant is the nearest earlier
+// assistant whose tool calls include its toolCallId; a tool result with
+// none is an orphan." nullopt for orphans and for anything not a result.
+inline std::optional<std::size_t> declaring_assistant(const std::vector<Message>& history, std::size_t index) {
+  const auto* result = std::get_if<ToolResultMessage>(&history[index]);
+  if (result == nullptr) return std::nullopt;
+  for (std::size_t i = index; i-- > 0;) {
+    if (declares(history[i], result->tool_call_id)) return i;
+  }
+  return std::nullopt;
+}
+
+// §6: "a cut before message p is allowed only if every tool result at or
+// after p has its declaring assistant (if any) at or after p".
+inline std::vector<bool> allowed_cuts(const std::vector<Message>& history) {
+  std::vector<std::optional<std::size_t>> declarer(history.size());
+  for (std::size_t q = 0; q < history.size(); ++q) declarer[q] = declaring_assistant(history, q);
+  std::vector<bool> allowed(history.size() + 1, true);
+  for (std::size_t p = 0; p <= history.size(); ++p) {
+    for (std::size_t q = p; q < history.size(); ++q) {
+      if (declarer[q] && *declarer[q] < p) allowed[p] = false;
+    }
+  }
+  return allowed;
+}
+
+// [begin, end) of one unit.
+struct Unit {
+  std::size_t begin;
+  std::size_t end;
+};
+
+// §6: "units are the runs between allowed cuts", oldest first.
+inline std::vector<Unit> units(const std::vector<Message>& history) {
+  const std::vector<bool> allowed = allowed_cuts(history);
+  std::vector<Unit> result;
+  std::size_t begin = 0;
+  for (std::size_t p = 1; p <= history.size(); ++p) {
+    if (allowed[p]) {
+      result.push_back({begin, p});
+      begin = p;
+    }
+  }
+  return result;
+}
+
+inline bool is_unit_boundary(const std::vector<Message>& history, std::size_t p) {
+  return allowed_cuts(history)[p];
+}
+
+// Decodes strict UTF-8 (RFC 3629: no overlongs, no surrogates, nothing past
+// U+10FFFF) and counts UTF-16 code units: two for a code point past the
+// BMP, one otherwise. nullopt when `bytes` is not valid UTF-8.
+inline std::optional<std::uint64_t> utf16_length(std::string_view bytes) {
+  std::uint64_t units = 0;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const auto lead = static_cast<unsigned char>(bytes[i]);
+    std::size_t length = 0;
+    char32_t code_point = 0;
+    if (lead < 0x80) {
+      length = 1, code_point = lead;
+    } else if ((lead & 0xE0) == 0xC0) {
+      length = 2, code_point = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3, code_point = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4, code_point = lead & 0x07;
+    } else {
+      return std::nullopt;
+    }
+    if (i + length > bytes.size()) return std::nullopt;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(bytes[i + k]);
+      if ((next & 0xC0) != 0x80) return std::nullopt;
+      code_point = (code_point << 6) | (next & 0x3F);
+    }
+    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code_point < kSmallest[length] || code_point > 0x10FFFF) return std::nullopt;
+    if (code_point >= 0xD800 && code_point <= 0xDFFF) return std::nullopt;
+    units += code_point > 0xFFFF ? 2 : 1;
+    i += length;
+  }
+  return units;
+}
+
+}  // namespace agent_session::properties::reference
