@@ -683,6 +683,13 @@ TEST_F(RunCommand, AnInvalidSessionExitsOneAndIsLeftAlone) {
   EXPECT_EQ(read(session_), "{oops\n");
 }
 
+TEST_F(RunCommand, ASessionThatCannotBeReadExitsThree) {
+  fs::create_directory(session_);
+  const CliRun run = run_cli(demo_args("go"));
+  EXPECT_EQ(run.exit_code, cli::kIo);
+  EXPECT_TRUE(fs::is_empty(session_));
+}
+
 TEST_F(RunCommand, UsageErrorsExitTwoAndTouchNothing) {
   const std::string script = (kDemo / "replies.jsonl").string();
   EXPECT_EQ(run_cli({"run", "--session", session_.string(), "--script", script}).exit_code, cli::kUsage);

@@ -54,6 +54,7 @@ struct Tool {
 
 // The model: given the context to send (already trimmed when there is a
 // budget) and the tools it may call, returns the next assistant message.
+// Both spans are valid only during the call: copy what must outlive it.
 // A client may throw; the exception reaches run_agent's caller.
 class ModelClient {
  public:

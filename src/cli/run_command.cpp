@@ -92,17 +92,13 @@ std::map<std::string, Tool> demo_tools(const fs::path& root) {
 
 CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "run",
-      "Run one agent turn on a session: record PROMPT, then let a scripted model reply and call the demo tools\n"
-      "(echo, read_file) until it answers. Prints the messages this run appended, as canonical JSONL.\n"
-      "The script is the model's side of the whole session: its Nth line is the session's Nth assistant\n"
-      "message, so a second run on the same session continues with the first reply not yet used.\n"
-      "Stopping at --max-turns is not an error: exit 0, with a note on stderr.");
+      "run", "Run an agent turn: a scripted model, the demo tools echo and read_file; print what was appended.");
   command->add_option("--session", options.session, "the session file (JSONL); created if missing")->required();
   command->add_option("--script", options.script, "the model's replies: one assistant message (JSON) per line")
       ->required();
   command->add_option("--max-chars", options.max_chars,
-                      "trim what is sent to the model to this budget, in UTF-16 code units (the file keeps all)");
+                      "trim what is sent to the model to N UTF-16 code units (the file keeps everything)")
+      ->type_name("N");
   command->add_option("--max-turns", options.max_turns, "the most model requests this run makes")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -110,6 +106,13 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
   command->add_option("PROMPT", options.prompt, "the user message that starts this run")->required();
   command->footer(
+      "Records PROMPT, then asks the model and runs its tool calls until it answers without any.\n"
+      "Standard output: the messages this run appended to the session, as canonical JSONL.\n"
+      "Resuming: the script is the model's side of the whole session, its Nth line the session's Nth\n"
+      "assistant message; so a second run on the same session continues with the first reply not yet used.\n"
+      "Exit 0 also when --max-turns stops the run (a note on stderr); 1 for a budget error, an invalid\n"
+      "session or script, or no reply left; 2 usage; 3 I/O.\n"
+      "\n"
       "Example:\n"
       "  agent-session run --session s.jsonl --script corpus/demo/replies.jsonl --root corpus/demo \\\n"
       "      --max-chars 600 --verbose 'What do the notes say?'");
