@@ -1,5 +1,6 @@
 #include "internal/posix_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -42,26 +43,38 @@ void lock(int fd, int operation, const std::filesystem::path& path) {
   }
 }
 
+void lock_shared_if_supported(int fd, const std::filesystem::path& path) {
+  while (::flock(fd, LOCK_SH) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return;
+    throw_errno("cannot lock session", path);
+  }
+}
+
 std::uint64_t size_of(int fd, const std::filesystem::path& path) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) throw_errno("cannot stat session", path);
   return static_cast<std::uint64_t>(info.st_size);
 }
 
-// Reads from `fd`'s current position to its end.
+// Reads from `fd`'s current position to its end, straight into the string
+// (no chunk copy). One spare byte past `expected` lets the read that finds
+// the end of a regular file succeed without growing the buffer; pipes grow
+// it by doubling.
 std::string read_to_end(int fd, std::size_t expected, const std::filesystem::path& path) {
-  std::string bytes;
-  bytes.reserve(expected);
-  char chunk[1 << 16];
+  std::string bytes(std::max<std::size_t>(expected + 1, 1 << 16), '\0');
+  std::size_t size = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (size == bytes.size()) bytes.resize(2 * bytes.size());
+    const ssize_t n = ::read(fd, bytes.data() + size, bytes.size() - size);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_errno("cannot read session", path);
     }
-    bytes.append(chunk, static_cast<std::size_t>(n));
+    size += static_cast<std::size_t>(n);
   }
+  bytes.resize(size);
   return bytes;
 }
 
@@ -109,8 +122,10 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
   }
   struct stat info {};
   if (::fstat(file.get(), &info) != 0) throw_errno("cannot stat session", path);
-  // Pipes and devices have no appenders to wait for.
-  if (S_ISREG(info.st_mode)) lock(file.get(), LOCK_SH, path);
+  // Pipes and devices have no appenders to wait for. A filesystem that
+  // cannot lock still loads, as before locks existed: the lock only keeps
+  // an append in progress out of sight.
+  if (S_ISREG(info.st_mode)) lock_shared_if_supported(file.get(), path);
   return read_to_end(file.get(), S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0, path);
 }
 

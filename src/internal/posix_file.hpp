@@ -14,8 +14,8 @@ namespace agent_session::internal {
 
 // The whole file, or nullopt when it does not exist (ENOENT only). A
 // regular file is read under a shared flock, so an append in progress is
-// seen whole or not at all. Any other failure throws std::system_error
-// carrying its errno.
+// seen whole or not at all (unlocked where the filesystem has no flock).
+// Any other failure throws std::system_error carrying its errno.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
 // A session file held under an exclusive flock(2) from construction to
