@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+// Independent JavaScript oracle for the session layer (see README.md beside
+// this file). It deliberately uses JavaScript's own JSON.parse, JSON.stringify
+// and String.prototype.length, plus the four strictness rules of
+// decisions.md §3. Written to be obviously correct, not fast.
+//
+//   node cli.mjs check FILE
+//   node cli.mjs estimate FILE
+//   node cli.mjs canon FILE
+//   node cli.mjs trim --max-chars N FILE
+//
+// FILE may be "-" (standard input). Exit codes: 0 ok, 1 invalid session or
+// budget error, 2 usage error, 3 other I/O error (70: a bug in this oracle).
+
+import { readFileSync } from "node:fs";
+
+const MAX_DEPTH = 512;
+const U64_MAX = 2n ** 64n - 1n;
+
+class SessionError extends Error {} // exit 1
+class UsageError extends Error {} // exit 2
+
+// ---------------------------------------------------------------- loading
+
+// One line on stderr: keep JavaScript's detail but drop anything that could
+// break the line (control characters, U+2028/U+2029).
+function oneLine(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ");
+}
+
+function jsonError(lineNo, detail) {
+  return new SessionError(`invalid session JSON at line ${lineNo}: ${oneLine(detail)}`);
+}
+
+// decisions §3, applied to the raw text of a line that JSON.parse accepted.
+// Scanning the text (rather than walking the parsed value) also sees values
+// that a later duplicate key overwrote, as a parser that checks while it reads
+// would. Returns an error detail, or undefined when the line is fine.
+function strictnessProblem(text) {
+  let depth = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "[" || c === "{") {
+      depth++;
+      if (depth > MAX_DEPTH) return `nesting deeper than ${MAX_DEPTH}`;
+      i++;
+    } else if (c === "]" || c === "}") {
+      depth--;
+      i++;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const value = JSON.parse(text.slice(i, j + 1)); // a string or an object key
+      if (!value.isWellFormed()) return "lone surrogate in a string";
+      i = j + 1;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+      number.lastIndex = i;
+      const token = number.exec(text)[0];
+      if (!Number.isFinite(Number(token))) return `number out of range: ${token}`;
+      i += token.length;
+    } else {
+      i++; // whitespace, ',', ':', true, false, null
+    }
+  }
+  return undefined;
+}
+
+// record() in the chapter: a non-null object that is not an array.
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// calls() in the chapter, with "own key" for input.
+function isToolCalls(value) {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (call) =>
+        isRecord(call) &&
+        typeof call.id === "string" &&
+        typeof call.name === "string" &&
+        Object.hasOwn(call, "input"),
+    )
+  );
+}
+
+// parseSessionMessage: a normalized message (decisions §1), or undefined.
+function parseSessionMessage(item) {
+  if (!isRecord(item) || typeof item.role !== "string" || typeof item.content !== "string") {
+    return undefined;
+  }
+  if (item.role === "user") {
+    return { role: "user", content: item.content };
+  }
+  if (item.role === "assistant" && isToolCalls(item.toolCalls)) {
+    return {
+      role: "assistant",
+      content: item.content,
+      toolCalls: item.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
+    };
+  }
+  if (item.role === "tool" && typeof item.toolCallId === "string" && typeof item.isError === "boolean") {
+    return { role: "tool", content: item.content, toolCallId: item.toolCallId, isError: item.isError };
+  }
+  return undefined;
+}
+
+function loadSession(bytes) {
+  const messages = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    lineNo++;
+    const lineBytes = bytes.subarray(start, end);
+    start = end + 1;
+    if (lineBytes.length === 0) continue; // only an exactly empty line is skipped
+
+    let text;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(lineBytes);
+    } catch {
+      throw jsonError(lineNo, "not valid UTF-8");
+    }
+    let item;
+    try {
+      item = JSON.parse(text);
+    } catch (error) {
+      throw jsonError(lineNo, error.message); // RangeError on absurd depth included
+    }
+    const problem = strictnessProblem(text);
+    if (problem !== undefined) throw jsonError(lineNo, problem);
+
+    const message = parseSessionMessage(item);
+    if (message === undefined) throw new SessionError(`invalid session record at line ${lineNo}`);
+    messages.push(message);
+  }
+  return messages;
+}
+
+// ---------------------------------------------------------------- context
+
+function canonical(message) {
+  return JSON.stringify(message);
+}
+
+function estimate(messages) {
+  let sum = 0;
+  for (const message of messages) sum += canonical(message).length + 1;
+  return sum;
+}
+
+// Index of the nearest earlier assistant declaring messages[index]'s call id,
+// or -1 (an orphan).
+function declaringAssistant(messages, index) {
+  const id = messages[index].toolCallId;
+  for (let i = index - 1; i >= 0; i--) {
+    const candidate = messages[i];
+    if (candidate.role === "assistant" && candidate.toolCalls.some((call) => call.id === id)) return i;
+  }
+  return -1;
+}
+
+// decisions §6: a cut before p is allowed only if every tool result at or
+// after p has its declaring assistant (if any) at or after p.
+function units(messages) {
+  const declaring = messages.map((m, i) => (m.role === "tool" ? declaringAssistant(messages, i) : -1));
+  const cutAllowed = (p) => {
+    for (let q = p; q < messages.length; q++) {
+      if (messages[q].role === "tool" && declaring[q] !== -1 && declaring[q] < p) return false;
+    }
+    return true;
+  };
+  const result = [];
+  let unitStart = 0;
+  for (let p = 1; p <= messages.length; p++) {
+    if (p === messages.length || cutAllowed(p)) {
+      result.push(messages.slice(unitStart, p));
+      unitStart = p;
+    }
+  }
+  return result;
+}
+
+function trimContext(messages, maxChars /* BigInt */) {
+  const all = units(messages);
+  let kept = [];
+  for (let u = all.length - 1; u >= 0; u--) {
+    const candidate = all[u].concat(kept);
+    if (BigInt(estimate(candidate)) > maxChars) {
+      if (kept.length === 0) {
+        throw new SessionError("context budget cannot contain the smallest consistent message unit");
+      }
+      break;
+    }
+    kept = candidate;
+  }
+  if (kept.length === 0) throw new SessionError("context budget cannot be empty");
+  return kept;
+}
+
+// ---------------------------------------------------------------- CLI
+
+function parseArgs(argv) {
+  const [command, ...rest] = argv;
+  if (command === "check" || command === "estimate" || command === "canon") {
+    if (rest.length !== 1) throw new UsageError(`usage: ${command} FILE`);
+    return { command, file: rest[0] };
+  }
+  if (command === "trim") {
+    if (rest.length !== 3 || rest[0] !== "--max-chars") throw new UsageError("usage: trim --max-chars N FILE");
+    if (!/^[0-9]+$/.test(rest[1])) throw new UsageError(`--max-chars needs a non-negative decimal integer, got ${JSON.stringify(rest[1])}`);
+    let maxChars = BigInt(rest[1]);
+    if (maxChars > U64_MAX) maxChars = U64_MAX; // saturates: acts as unlimited
+    return { command, file: rest[2], maxChars };
+  }
+  throw new UsageError("usage: cli.mjs check|estimate|canon FILE | trim --max-chars N FILE");
+}
+
+function readInput(file) {
+  try {
+    return readFileSync(file === "-" ? 0 : file);
+  } catch (error) {
+    if (error.code === "ENOENT" && file !== "-") return Buffer.alloc(0); // no session yet
+    throw error;
+  }
+}
+
+function jsonl(messages) {
+  return messages.map((m) => canonical(m) + "\n").join("");
+}
+
+function main(argv) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(oneLine(error.message) + "\n");
+    return 2;
+  }
+  let bytes;
+  try {
+    bytes = readInput(args.file);
+  } catch (error) {
+    process.stderr.write(oneLine(`${args.file}: ${error.message}`) + "\n");
+    return 3;
+  }
+  try {
+    const messages = loadSession(bytes);
+    let out;
+    if (args.command === "check") out = `${messages.length} messages\n`;
+    else if (args.command === "estimate") out = `${estimate(messages)}\n`;
+    else if (args.command === "canon") out = jsonl(messages);
+    else out = jsonl(trimContext(messages, args.maxChars));
+    process.stdout.write(out);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SessionError)) {
+      process.stderr.write(oneLine(`internal error: ${error.stack}`) + "\n");
+      return 70; // a bug in the oracle, never a verdict
+    }
+    process.stderr.write(error.message + "\n");
+    return 1;
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));
