@@ -400,7 +400,8 @@ TEST_F(AgentDir, WithoutASessionPathNothingTouchesTheDisk) {
 TEST_F(AgentDir, AScriptReplaysAssistantMessagesFromWhereItIsTold) {
   write(dir_ / "replies.jsonl",
         "{\"role\":\"assistant\",\"content\":\"one\",\"toolCalls\":[]}\n\n"
-        "{\"role\":\"assistant\",\"content\":\"two\",\"toolCalls\":[{\"id\":\"c\",\"name\":\"echo\",\"input\":null}]}\n");
+        "{\"role\":\"assistant\",\"content\":\"two\","
+        "\"toolCalls\":[{\"id\":\"c\",\"name\":\"echo\",\"input\":null}]}\n");
   const std::vector<AssistantMessage> replies = load_script(dir_ / "replies.jsonl");
   ASSERT_EQ(replies.size(), 2u);
   EXPECT_EQ(replies[1], calling({call("c", "echo", nullptr)}, "two"));
@@ -414,7 +415,8 @@ TEST_F(AgentDir, AScriptReplaysAssistantMessagesFromWhereItIsTold) {
 }
 
 TEST_F(AgentDir, AScriptLineThatIsNotAnAssistantMessageIsNamedByItsLine) {
-  write(dir_ / "user.jsonl", "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[]}\n\n{\"role\":\"user\",\"content\":\"x\"}\n");
+  write(dir_ / "user.jsonl",
+        "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[]}\n\n{\"role\":\"user\",\"content\":\"x\"}\n");
   auto error = thrown<ScriptError>([&] { load_script(dir_ / "user.jsonl"); });
   EXPECT_NE(std::string(error.what()).find("line 3: a user message, not an assistant message"), std::string::npos)
       << error.what();
@@ -540,8 +542,9 @@ std::vector<VerboseLine> verbose_lines(const std::string& err) {
   while (std::getline(in, line)) {
     VerboseLine v{};
     std::size_t request = 0;
-    if (std::sscanf(line.c_str(), "request %zu: stored messages=%zu chars=%" SCNu64 "; sent messages=%zu chars=%" SCNu64,
-                    &request, &v.stored_messages, &v.stored_chars, &v.sent_messages, &v.sent_chars) == 5) {
+    if (std::sscanf(line.c_str(),
+                    "request %zu: stored messages=%zu chars=%" SCNu64 "; sent messages=%zu chars=%" SCNu64, &request,
+                    &v.stored_messages, &v.stored_chars, &v.sent_messages, &v.sent_chars) == 5) {
       EXPECT_EQ(request, lines.size() + 1) << line;
       lines.push_back(v);
     }
