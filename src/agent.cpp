@@ -42,11 +42,11 @@ std::string valid_utf8(std::string text) {
 // file lacks.
 class Record {
  public:
-  Record(std::optional<std::filesystem::path> path, std::vector<Message> loaded)
-      : path_(std::move(path)), messages_(std::move(loaded)), loaded_(messages_.size()) {}
+  Record(std::optional<std::filesystem::path> path, AppendOptions append, std::vector<Message> loaded)
+      : path_(std::move(path)), append_(append), messages_(std::move(loaded)), loaded_(messages_.size()) {}
 
   void record(Message message) {
-    if (path_) append_session(*path_, message);
+    if (path_) append_session(*path_, message, append_);
     messages_.push_back(std::move(message));
   }
 
@@ -56,6 +56,7 @@ class Record {
 
  private:
   std::optional<std::filesystem::path> path_;
+  AppendOptions append_;
   std::vector<Message> messages_;
   std::size_t loaded_;
 };
@@ -95,7 +96,7 @@ void report_request(const AgentOptions& options, std::size_t request, std::span<
 
 AgentResult run_agent(const AgentOptions& options) {
   if (options.max_turns == 0) throw std::invalid_argument("run_agent: max_turns must be at least 1");
-  Record record(options.session_path,
+  Record record(options.session_path, options.append,
                 options.session_path ? load_session(*options.session_path) : std::vector<Message>{});
   record.record(UserMessage{options.prompt});
   const std::vector<ToolSpec> specs = tool_specs(options.tools);

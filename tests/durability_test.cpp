@@ -4,6 +4,7 @@
 // real RLIMIT_FSIZE cutting a write short.
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
+#include "cli/cli.hpp"
 
 #include <gtest/gtest.h>
 
@@ -392,6 +393,30 @@ TEST_F(Durability, SyncedAppendIntoAMissingDirectoryFailsWithItsErrno) {
   } catch (const std::system_error& error) {
     EXPECT_EQ(error.code(), std::errc::no_such_file_or_directory);
   }
+}
+
+TEST_F(Durability, CommandsTakeSyncAndWriteTheSameBytes) {
+  // `append --sync` and `run --sync` (the agent turn) against the same
+  // commands without it: --sync changes when bytes reach the disk, never
+  // which bytes.
+  const fs::path demo = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "demo";
+  for (const bool sync : {false, true}) {
+    const std::string file = path(sync ? "synced.jsonl" : "plain.jsonl").string();
+    std::vector<std::string> run_args = {"run", "--session", file, "--script", (demo / "replies.jsonl").string(),
+                                         "--root", demo.string(), "What do the notes say?"};
+    std::vector<std::string> append_args = {"append", file};
+    if (sync) {
+      run_args.insert(run_args.begin() + 1, "--sync");
+      append_args.insert(append_args.begin() + 1, "--sync");
+    }
+    std::istringstream no_input;
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::run(run_args, no_input, out, err), cli::kOk) << err.str();
+    std::istringstream line(R"({"role":"user","content":"thanks"})" "\n");
+    ASSERT_EQ(cli::run(append_args, line, out, err), cli::kOk) << err.str();
+  }
+  EXPECT_EQ(read(path("synced.jsonl")), read(path("plain.jsonl")));
+  EXPECT_GE(load_session(path("synced.jsonl")).size(), 4u);
 }
 
 // --- Never weld onto a torn line ------------------------------------------

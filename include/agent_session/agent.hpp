@@ -22,6 +22,7 @@
 #pragma once
 
 #include "agent_session/message.hpp"
+#include "agent_session/session.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +83,10 @@ struct AgentOptions {
   // session) and every message is appended to it as soon as it exists.
   // Without: memory only; nothing touches the disk.
   std::optional<std::filesystem::path> session_path = std::nullopt;
+  // How each message reaches the session file (session.hpp, SPEC §8):
+  // {.sync = SyncPolicy::data} makes every message durable before the loop
+  // goes on. Ignored without a session_path.
+  AppendOptions append = {};
   // With a budget (UTF-16 code units): the client receives
   // trim_context(messages, budget). Without: the full record.
   std::optional<std::uint64_t> context_max_chars = std::nullopt;

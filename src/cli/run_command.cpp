@@ -104,6 +104,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   command->add_option("--root", options.root, "the only directory read_file may read")->capture_default_str();
   command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
+  command->add_flag("--sync", options.sync,
+                    "fdatasync after every message appended to the session: it survives a power loss");
   command->add_option("PROMPT", options.prompt, "the user message that starts this run")->required();
   command->footer(
       "Records PROMPT, then asks the model and runs its tool calls until it answers without any.\n"
@@ -140,6 +142,7 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
                      .client = model,
                      .tools = demo_tools(options.root),
                      .session_path = fs::path(options.session),
+                     .append = {.sync = options.sync ? SyncPolicy::data : SyncPolicy::none},
                      .context_max_chars = budget,
                      .max_turns = options.max_turns};
   if (options.verbose) agent.on_request = [&err](const RequestReport& r) { report(err, r); };

@@ -24,6 +24,7 @@ struct RunOptions {
   std::string script;
   std::string root = ".";
   bool verbose = false;
+  bool sync = false;  // --sync: fdatasync after every append
   std::string prompt;
 };
 
