@@ -256,6 +256,14 @@ TEST_F(RepairFile, CommandExitCodesForUsageAndIo) {
   EXPECT_EQ(run({"repair", "--apply", dir_.string()}).exit_code, cli::kIo);
 }
 
+TEST(RepairCommand, HelpHasAnExampleAndNeverOffersStandardInput) {
+  const CliRun help = run({"repair", "--help"});
+  EXPECT_EQ(help.exit_code, cli::kOk);
+  EXPECT_NE(help.out.find("Example:"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--apply"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("standard input"), std::string::npos) << help.out;
+}
+
 TEST_F(RepairFile, AppendSyncFlagAppends) {
   std::istringstream in(kA + "\n" + kB + "\n");
   std::ostringstream out, err;

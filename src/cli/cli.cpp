@@ -139,6 +139,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
       "is never repaired: a person must look).",
       "agent-session repair --apply session.jsonl");
+  repair_command->get_option("FILE")->description("the session file (JSONL); not -, since a repair changes a file");
   repair_command->add_flag("--apply", options.apply,
                            "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
 
