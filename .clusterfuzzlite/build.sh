@@ -26,10 +26,11 @@ cmake -S "$src_dir" -B "$build_dir" -G Ninja \
   -DAGENT_SESSION_WERROR=OFF
 cmake --build "$build_dir" --target "${targets[@]}"
 
-mkdir -p "$OUT"
+out=$(mkdir -p "$OUT" && cd "$OUT" && pwd)  # absolute: the loop changes directory
 for target in "${targets[@]}"; do
-  cp "$build_dir/fuzz/$target" "$OUT/$target"
-  cp "$src_dir/fuzz/session.dict" "$OUT/$target.dict"
-  rm -f "$OUT/${target}_seed_corpus.zip"
-  (cd "$src_dir/corpus/fuzz/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
+  cp "$build_dir/fuzz/$target" "$out/$target"
+  cp "$src_dir/fuzz/session.dict" "$out/$target.dict"
+  rm -f "$out/${target}_seed_corpus.zip"
+  # CMake's own archiver: no zip needed on the machine.
+  (cd "$src_dir/corpus/fuzz/$target" && cmake -E tar cf "$out/${target}_seed_corpus.zip" --format=zip .)
 done

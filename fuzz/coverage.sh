@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Line coverage of the library (src/*.cpp, src/internal/*; not the CLI)
+# reached by replaying the fuzz corpora corpus/fuzz/<target>/ through the
+# four targets, with clang's source-based coverage. Prints llvm-cov's
+# report and fails when the total line coverage is under MIN_LINE_COVERAGE
+# (95). Usage: fuzz/coverage.sh [BUILD_DIR]   (default build-fuzz-coverage)
+# Env: LLVM_PROFDATA, LLVM_COV (default: llvm-profdata, llvm-cov, which
+# must match clang++'s version).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-fuzz-coverage}
+min=${MIN_LINE_COVERAGE:-95}
+profdata=${LLVM_PROFDATA:-llvm-profdata}
+cov=${LLVM_COV:-llvm-cov}
+targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate)
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" \
+  -DAGENT_SESSION_FUZZ=ON -DAGENT_SESSION_BUILD_TESTS=OFF -DAGENT_SESSION_BUILD_BENCH=OFF \
+  -DAGENT_SESSION_BUILD_CLI=OFF >/dev/null
+cmake --build "$build" --target "${targets[@]/%/_replay}"
+
+profiles=$build/fuzz-coverage
+rm -rf "$profiles"
+mkdir -p "$profiles"
+objects=()
+for target in "${targets[@]}"; do
+  LLVM_PROFILE_FILE="$profiles/$target.profraw" "$build/fuzz/${target}_replay" "corpus/fuzz/$target" 2>/dev/null
+  objects+=(-object "$build/fuzz/${target}_replay")
+done
+"$profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/corpus.profdata"
+
+sources=(src/*.cpp src/internal/*)
+"$cov" report "${objects[@]:1}" -instr-profile="$profiles/corpus.profdata" "${sources[@]}"
+line_coverage=$("$cov" export "${objects[@]:1}" -instr-profile="$profiles/corpus.profdata" -summary-only "${sources[@]}" |
+  python3 -c 'import json, sys; print("%.2f" % json.load(sys.stdin)["data"][0]["totals"]["lines"]["percent"])')
+echo "library line coverage from the fuzz corpora: $line_coverage% (minimum $min%)"
+python3 -c "import sys; sys.exit(0 if $line_coverage >= $min else 1)"
