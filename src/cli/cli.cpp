@@ -4,6 +4,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
+#include "cli/conform.hpp"
 #include "cli/run_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -145,6 +146,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
 
   RunOptions run_options;
   auto* run_command = add_run_command(app, run_options);
+  ConformOptions conform_options;
+  auto* conform = add_conform_command(app, conform_options);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
@@ -154,6 +157,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return code == 0 ? kOk : kUsage;
   }
 
+  if (*conform) return run_conformance(conform_options, out, err);
   try {
     // Usage is settled before any input is read, so a bad budget is a
     // usage error (2) even when the session is invalid too.

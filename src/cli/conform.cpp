@@ -1,0 +1,323 @@
+#include "cli/conform.hpp"
+
+#include "cli/subprocess.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One entry of a vector's expect.json "checks".
+struct Check {
+  std::vector<std::string> args;
+  int exit = 0;
+  std::string stdout_bytes;  // compared when exit is 0
+  std::string error;         // looked for on stderr when exit is 1
+};
+
+struct Vector {
+  std::string name;
+  fs::path input_path;
+  std::string input;
+  std::vector<Check> checks;
+  std::string problem;  // why the vector itself is unusable (a failure, never a skip)
+};
+
+// What running one vector found.
+struct VectorReport {
+  std::vector<std::string> failures;  // one printable line each
+  std::string fatal;                  // the port cannot run at all: stop with exit 2
+};
+
+std::string read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Checks the shape README.md promises, so a typo in a vector fails loudly
+// instead of passing vacuously.
+Check parse_check(const nlohmann::json& json) {
+  Check check;
+  check.args = json.at("args").get<std::vector<std::string>>();
+  check.exit = json.at("exit").get<int>();
+  if (check.exit == 0) check.stdout_bytes = json.at("stdout").get<std::string>();
+  if (check.exit == 1) check.error = json.at("error").get<std::string>();
+  return check;
+}
+
+Vector load_vector(const fs::path& dir) {
+  Vector vector;
+  vector.name = dir.filename().string();
+  vector.input_path = dir / "input.jsonl";
+  try {
+    vector.input = read_bytes(vector.input_path);
+    const auto expect = nlohmann::json::parse(read_bytes(dir / "expect.json"));
+    for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
+    if (vector.checks.empty()) vector.problem = "expect.json has no checks";
+  } catch (const std::exception& error) {
+    vector.problem = std::string("unusable vector: ") + error.what();
+  }
+  return vector;
+}
+
+// Every folder of `root` is a vector (README.md "Layout"), in name order.
+std::vector<fs::path> vector_dirs(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (entry.is_directory()) dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// Length of the valid UTF-8 sequence at `at`, or 0.
+std::size_t utf8_length(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  const std::size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+  }
+  return length;
+}
+
+// `text` in double quotes, readable on any terminal: control characters
+// and bytes that are not UTF-8 escaped, the rest as is.
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string shown = "\"";
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      shown += {'\\', static_cast<char>(c)};
+    } else if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\r') {
+      shown += "\\r";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (c >= 0x20 && c < 0x7F) {
+      shown += static_cast<char>(c);
+    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
+      shown.append(text.substr(i, n));
+      i += n;
+      continue;
+    } else {
+      shown += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+    }
+    ++i;
+  }
+  return shown + "\"";
+}
+
+// At most `limit` bytes from `from`, marking cuts with "...".
+std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
+  from = std::min(from, text.size());
+  std::string shown = printable(text.substr(from, limit));
+  if (from > 0) shown.insert(0, "...");
+  if (from + limit < text.size()) shown += "...";
+  return shown;
+}
+
+// "stdout differs at byte 12 (line 2): expected "...", got "...""
+std::string describe_difference(const std::string& expected, const std::string& actual) {
+  const auto [e, a] = std::mismatch(expected.begin(), expected.end(), actual.begin(), actual.end());
+  const auto at = static_cast<std::size_t>(e - expected.begin());
+  const auto line = 1 + std::count(expected.begin(), e, '\n');
+  const std::size_t from = at > 20 ? at - 20 : 0;
+  std::ostringstream text;
+  text << "stdout differs at byte " << at << " (line " << line << "): expected " << excerpt(expected, from, 60)
+       << ", got " << excerpt(actual, from, 60);
+  if (expected.size() != actual.size()) {
+    text << " (" << expected.size() << " bytes expected, " << actual.size() << " got)";
+  }
+  return text.str();
+}
+
+std::string stderr_hint(const ProcessResult& result) {
+  if (result.err.empty()) return "";
+  return "; stderr: " + excerpt(result.err, 0, 160);
+}
+
+// Why `result` fails `check`, or nothing when it passes.
+std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout) {
+  if (result.end != ProcessEnd::exited) return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
+  if (result.exit_code != check.exit) {
+    return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) + stderr_hint(result);
+  }
+  if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
+  if (check.exit == 1 && !contains_error(result.err, check.error)) {
+    return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
+           (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+  }
+  return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// Runs `check` with FILE, then with `-`; one failure line for both when
+// they fail alike. Returns false when a run timed out (the vector's other
+// checks are then skipped: a hanging port costs one timeout per vector).
+bool run_check(const Vector& vector, const Check& check, const ConformOptions& options, VectorReport& report) {
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_seconds * 1000));
+  std::optional<std::string> verdicts[2];
+  const std::string files[2] = {vector.input_path.string(), "-"};
+  bool timed_out = false;
+  for (int mode = 0; mode < 2 && !timed_out; ++mode) {
+    std::vector<std::string> argv = options.command;
+    argv.insert(argv.end(), check.args.begin(), check.args.end());
+    argv.push_back(files[mode]);
+    const ProcessResult result = run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout);
+    if (result.end == ProcessEnd::not_started) {
+      report.fatal = result.error;
+      return false;
+    }
+    verdicts[mode] = judge(check, result, timeout);
+    timed_out = result.end == ProcessEnd::timed_out;
+  }
+  const std::string what = joined(check.args);
+  std::string where;
+  if (verdicts[0] && verdicts[1] && *verdicts[0] == *verdicts[1]) {
+    where = what + " FILE, and with -";
+    verdicts[1].reset();
+  }
+  for (int mode = 0; mode < 2; ++mode) {
+    if (!verdicts[mode]) continue;
+    const std::string at = where.empty() ? what + (mode == 0 ? " FILE" : " -") : where;
+    report.failures.push_back("FAIL " + vector.name + " (" + at + "): " + *verdicts[mode]);
+  }
+  return !timed_out;
+}
+
+VectorReport run_vector(const fs::path& dir, const ConformOptions& options) {
+  const Vector vector = load_vector(dir);
+  VectorReport report;
+  if (!vector.problem.empty()) {
+    report.failures.push_back("FAIL " + vector.name + ": " + vector.problem);
+    return report;
+  }
+  for (std::size_t i = 0; i < vector.checks.size(); ++i) {
+    if (run_check(vector, vector.checks[i], options, report)) continue;
+    if (report.fatal.empty() && i + 1 < vector.checks.size()) {
+      report.failures.back() += "; its " + std::to_string(vector.checks.size() - i - 1) + " other checks skipped";
+    }
+    break;
+  }
+  return report;
+}
+
+// Runs the vectors on `jobs` threads and hands each report to `print` in
+// vector order as soon as it and all before it are done. `print` returns
+// false to stop early (the port cannot run).
+template <typename Print>
+void run_all(const std::vector<fs::path>& dirs, const ConformOptions& options, Print print) {
+  std::vector<std::optional<VectorReport>> reports(dirs.size());
+  std::mutex mutex;
+  std::condition_variable done;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < dirs.size() && !stop; i = next++) {
+      VectorReport report;
+      try {
+        report = run_vector(dirs[i], options);
+      } catch (const std::exception& error) {  // no pipes or processes left: stop, do not guess
+        report.fatal = error.what();
+      }
+      const std::lock_guard lock(mutex);
+      reports[i] = std::move(report);
+      done.notify_all();
+    }
+  };
+  std::vector<std::jthread> workers;
+  for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) workers.emplace_back(worker);
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    std::unique_lock lock(mutex);
+    done.wait(lock, [&] { return reports[i].has_value(); });
+    const VectorReport report = std::move(*reports[i]);
+    lock.unlock();
+    if (!print(report)) {
+      stop = true;
+      return;  // the workers finish their current vector and join
+    }
+  }
+}
+
+}  // namespace
+
+bool contains_error(const std::string& stderr_text, const std::string& expected) {
+  if (expected.empty()) return false;
+  for (auto at = stderr_text.find(expected); at != std::string::npos; at = stderr_text.find(expected, at + 1)) {
+    const std::string_view rest = std::string_view(stderr_text).substr(at + expected.size(), 2);
+    if (rest.empty() || rest[0] == '\n' || rest == ": ") return true;
+  }
+  return false;
+}
+
+CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
+  CLI::App* conform = app.add_subcommand(
+      "conform",
+      "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
+      "then again with - and the input on standard input. Exit 0: every vector passed; 1: some failed.");
+  conform->add_option("--vectors", options.vectors, "the vectors' folder (default: corpus/conformance)");
+  conform->add_option("--timeout", options.timeout_seconds, "seconds one run may take; then it is killed and fails")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  conform->add_option("--jobs", options.jobs, "vectors run at once")->check(CLI::Range(1u, 64u))->capture_default_str();
+  conform->add_option("CMD", options.command, "the port's command line, after --")->required();
+  conform->footer("Example:\n  agent-session conform -- node tests/oracle/cli.mjs");
+  return conform;
+}
+
+int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<fs::path> dirs;
+  std::error_code error;
+  if (fs::is_directory(options.vectors, error)) dirs = vector_dirs(options.vectors);
+  if (dirs.empty()) {
+    err << "agent-session: no vectors in '" << options.vectors << "' (run from the repository root, or pass --vectors DIR)\n";
+    return 2;
+  }
+  std::size_t passed = 0, failed = 0;
+  std::string fatal;
+  run_all(dirs, options, [&](const VectorReport& report) {
+    if (!report.fatal.empty()) {
+      fatal = report.fatal;
+      return false;
+    }
+    for (const auto& line : report.failures) out << line << '\n';
+    ++(report.failures.empty() ? passed : failed);
+    out.flush();
+    return true;
+  });
+  if (!fatal.empty()) {
+    err << "agent-session: " << fatal << '\n';
+    return 2;
+  }
+  out << passed << " passed, " << failed << " failed\n";
+  out.flush();
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace agent_session::cli
