@@ -3,7 +3,7 @@
 // 64-bit integers, inputs may nest past the limit or hold binary values.
 // estimate_context_chars must equal a slow reference written here from
 // decisions §4 and §5 (its own UTF-8 decoder, its own shortest-digits
-// search through printf/strtod), or throw
+// search through printf/strtod/strtold), or throw
 // ContextError(unserializable_message) naming the first message the
 // reference cannot print. to_canonical_json must print the reference's
 // bytes exactly, or throw SerializationError for the same messages.
@@ -107,9 +107,9 @@ Message message(FuzzedDataProvider& in) {
   }
 }
 
-// ---- The reference printer (nullopt: cannot be serialized) -----------------
-
-using Text = std::optional<std::string>;
+// ---- The reference printer --------------------------------------------------
+// Each put_* appends the canonical text of its value to `out` and returns
+// false when the value cannot be serialized (then `out` is garbage).
 
 void append_utf8(std::string& out, char32_t c) {
   if (c < 0x80) {
@@ -130,10 +130,10 @@ void append_utf8(std::string& out, char32_t c) {
 }
 
 // JSON.stringify of a string: escape `"`, `\` and U+0000..U+001F only.
-Text string_text(std::string_view text) {
+bool put_string(std::string& out, std::string_view text) {
   const auto code_points = decode_utf8(text);
-  if (!code_points) return std::nullopt;
-  std::string out = "\"";
+  if (!code_points) return false;
+  out += '"';
   for (const char32_t c : *code_points) {
     switch (c) {
       case '"': out += "\\\""; break;
@@ -153,36 +153,93 @@ Text string_text(std::string_view text) {
         }
     }
   }
-  return out + "\"";
+  out += '"';
+  return true;
 }
 
-// ECMAScript Number::toString (ECMA-262 §6.1.6.1.20): the fewest decimal
-// digits that read back as `value`, found by asking printf for 1, 2, ...
-// significant digits until strtod returns the same double; printf rounds
-// correctly, so the first hit is also the closest candidate.
-Text number_text(double value) {
-  if (!std::isfinite(value)) return std::nullopt;
-  if (value == 0) return "0";
-  std::string sign = value < 0 ? "-" : "";
-  char printed[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(printed, sizeof printed, "%.*e", precision - 1, std::fabs(value));
-    if (std::strtod(printed, nullptr) == std::fabs(value)) break;
-  }
-  // printed is d.ddde±XX: s = the digits, k = their count, n = exponent + 1.
+// Decimal digits and an exponent: value = 0.d1d2...dk × 10^n (ECMA-262's
+// s, k and n).
+struct Decimal {
   std::string digits;
-  const char* p = printed;
-  for (; *p != 'e'; ++p) {
-    if (*p != '.') digits += *p;
+  int n = 0;
+};
+
+// The digits one unit up or down in the last place, keeping their count.
+Decimal step(Decimal d, int direction) {
+  std::string& s = d.digits;
+  if (direction > 0) {
+    std::size_t i = s.size();
+    while (i > 0 && s[i - 1] == '9') s[--i] = '0';
+    if (i == 0) return {"1" + s.substr(1), d.n + 1};  // 99..9 + 1 = 10..0
+    ++s[i - 1];
+  } else {
+    if (s[0] == '1' && s.find_first_not_of('0', 1) == std::string::npos) return {std::string(s.size(), '9'), d.n - 1};
+    std::size_t i = s.size();
+    while (s[i - 1] == '0') s[--i] = '9';
+    --s[i - 1];
   }
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return d;
+}
+
+std::string scientific(const Decimal& d) { return "0." + d.digits + "e" + std::to_string(d.n); }
+
+// ECMAScript Number::toString (ECMA-262 §6.1.6.1.20) of |value|'s digits:
+// the fewest digits k that read back as `value`, and among those the
+// closest to it. For each k, printf's correctly rounded candidate and its
+// two neighbours are the only ones that can read back (the interval that
+// rounds to `value` is convex, and lopsided at powers of two, which is
+// why the neighbours matter).
+Decimal shortest_digits(double value) {
+  for (int k = 1; k <= 17; ++k) {
+    char printed[64];
+    std::snprintf(printed, sizeof printed, "%.*e", k - 1, value);  // d.ddde±XX
+    Decimal rounded;
+    const char* p = printed;
+    for (; *p != 'e'; ++p) {
+      if (*p != '.') rounded.digits += *p;
+    }
+    rounded.n = std::atoi(p + 1) + 1;
+    std::optional<Decimal> best;
+    long double best_distance = 0;
+    for (const Decimal& candidate : {rounded, step(rounded, +1), step(rounded, -1)}) {
+      const std::string text = scientific(candidate);
+      if (std::strtod(text.c_str(), nullptr) != value) continue;
+      const long double distance = std::fabs(std::strtold(text.c_str(), nullptr) - static_cast<long double>(value));
+      if (!best || distance < best_distance) {
+        best = candidate;
+        best_distance = distance;
+      }
+    }
+    if (best) {
+      while (best->digits.size() > 1 && best->digits.back() == '0') best->digits.pop_back();
+      return *best;
+    }
+  }
+  fail(__FILE__, __LINE__, "shortest_digits", "no 17-digit form reads back");
+}
+
+// ECMAScript Number::toString: the layout of those digits.
+bool put_number(std::string& out, double value) {
+  if (!std::isfinite(value)) return false;
+  if (value == 0) {
+    out += '0';
+    return true;
+  }
+  if (value < 0) out += '-';
+  const auto [digits, n] = shortest_digits(std::fabs(value));
   const int k = static_cast<int>(digits.size());
-  const int n = std::atoi(p + 1) + 1;
-  if (k <= n && n <= 21) return sign + digits + std::string(static_cast<std::size_t>(n - k), '0');
-  if (0 < n && n <= 21) return sign + digits.substr(0, static_cast<std::size_t>(n)) + "." + digits.substr(static_cast<std::size_t>(n));
-  if (-6 < n && n <= 0) return sign + "0." + std::string(static_cast<std::size_t>(-n), '0') + digits;
-  const std::string mantissa = k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
-  return sign + mantissa + "e" + (n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
+  const auto count = [](int c) { return static_cast<std::size_t>(c); };
+  if (k <= n && n <= 21) {
+    out += digits + std::string(count(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out += digits.substr(0, count(n)) + "." + digits.substr(count(n));
+  } else if (-6 < n && n <= 0) {
+    out += "0." + std::string(count(-n), '0') + digits;
+  } else {
+    out += k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
+    out += "e" + std::string(n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
+  }
+  return true;
 }
 
 // An array index: the canonical decimal form of an integer 0..2^32 - 2.
@@ -195,18 +252,11 @@ std::optional<std::uint64_t> array_index(const std::string& key) {
   return index;
 }
 
-Text value_text(const Json& value, int level);
-
-Text member_text(const std::string& key, const Json& value, int level) {
-  const Text key_text = string_text(key);
-  const Text member = value_text(value, level + 1);
-  if (!key_text || !member) return std::nullopt;
-  return *key_text + ":" + *member;
-}
+bool put_value(std::string& out, const Json& value, int level);
 
 // Members in JavaScript's order: array-index keys ascending, then the rest
 // in insertion order.
-Text object_text(const Json& object, int level) {
+bool put_object(std::string& out, const Json& object, int level) {
   std::vector<std::pair<std::uint64_t, const std::string*>> index_keys;
   std::vector<const std::string*> other_keys;
   for (const auto& member : *object.get_ptr<const Json::object_t*>()) {
@@ -220,81 +270,95 @@ Text object_text(const Json& object, int level) {
   std::vector<const std::string*> keys;
   for (const auto& [index, key] : index_keys) keys.push_back(key);
   keys.insert(keys.end(), other_keys.begin(), other_keys.end());
-  std::string out = "{";
-  for (const std::string* key : keys) {
-    const Text member = member_text(*key, object.at(*key), level);
-    if (!member) return std::nullopt;
-    out += (out.size() > 1 ? "," : "") + *member;
+  out += '{';
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0) out += ',';
+    if (!put_string(out, *keys[i])) return false;
+    out += ':';
+    if (!put_value(out, object.at(*keys[i]), level + 1)) return false;
   }
-  return out + "}";
+  out += '}';
+  return true;
 }
 
-Text array_text(const Json& array, int level) {
-  std::string out = "[";
-  for (const auto& element : array) {
-    const Text text = value_text(element, level + 1);
-    if (!text) return std::nullopt;
-    out += (out.size() > 1 ? "," : "") + *text;
+bool put_array(std::string& out, const Json& array, int level) {
+  out += '[';
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    if (i > 0) out += ',';
+    if (!put_value(out, array[i], level + 1)) return false;
   }
-  return out + "]";
+  out += ']';
+  return true;
 }
 
 // `level` is the nesting level a container at this place occupies; a line
 // may hold 512 (decisions §3).
-Text value_text(const Json& value, int level) {
-  if ((value.is_array() || value.is_object()) && level > 512) return std::nullopt;
-  if (value.is_null()) return "null";
-  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
-  if (value.is_number_integer() && value.is_number_unsigned()) return number_text(static_cast<double>(value.get<std::uint64_t>()));
-  if (value.is_number_integer()) return number_text(static_cast<double>(value.get<std::int64_t>()));
-  if (value.is_number_float()) return number_text(value.get<double>());
-  if (value.is_string()) return string_text(value.get_ref<const std::string&>());
-  if (value.is_array()) return array_text(value, level);
-  if (value.is_object()) return object_text(value, level);
-  return std::nullopt;  // binary: no JSON form
-}
-
-// Concatenates pieces, any of which may be missing.
-Text join(std::initializer_list<Text> pieces) {
-  std::string out;
-  for (const Text& piece : pieces) {
-    if (!piece) return std::nullopt;
-    out += *piece;
+bool put_value(std::string& out, const Json& value, int level) {
+  if ((value.is_array() || value.is_object()) && level > 512) return false;
+  if (value.is_null() || value.is_boolean()) {
+    out += value.is_null() ? "null" : value.get<bool>() ? "true" : "false";
+    return true;
   }
-  return out;
+  if (value.is_number_unsigned()) return put_number(out, static_cast<double>(value.get<std::uint64_t>()));
+  if (value.is_number_integer()) return put_number(out, static_cast<double>(value.get<std::int64_t>()));
+  if (value.is_number_float()) return put_number(out, value.get<double>());
+  if (value.is_string()) return put_string(out, value.get_ref<const std::string&>());
+  if (value.is_array()) return put_array(out, value, level);
+  if (value.is_object()) return put_object(out, value, level);
+  return false;  // binary: no JSON form
 }
 
-Text message_text(const Message& m) {
+bool put_message(std::string& out, const Message& m) {
   if (const auto* user = std::get_if<UserMessage>(&m)) {
-    return join({R"({"role":"user","content":)", string_text(user->content), "}"});
+    out += R"({"role":"user","content":)";
+    if (!put_string(out, user->content)) return false;
+  } else if (const auto* result = std::get_if<ToolResultMessage>(&m)) {
+    out += R"({"role":"tool","content":)";
+    if (!put_string(out, result->content)) return false;
+    out += R"(,"toolCallId":)";
+    if (!put_string(out, result->tool_call_id)) return false;
+    out += result->is_error ? R"(,"isError":true)" : R"(,"isError":false)";
+  } else {
+    const auto& assistant = std::get<AssistantMessage>(m);
+    out += R"({"role":"assistant","content":)";
+    if (!put_string(out, assistant.content)) return false;
+    out += R"(,"toolCalls":[)";
+    for (std::size_t i = 0; i < assistant.tool_calls.size(); ++i) {
+      const ToolCall& call = assistant.tool_calls[i];
+      out += i > 0 ? R"(,{"id":)" : R"({"id":)";
+      if (!put_string(out, call.id)) return false;
+      out += R"(,"name":)";
+      if (!put_string(out, call.name)) return false;
+      out += R"(,"input":)";
+      if (!put_value(out, call.input, 4)) return false;  // message 1, toolCalls 2, the call 3, input 4
+      out += '}';
+    }
+    out += ']';
   }
-  if (const auto* result = std::get_if<ToolResultMessage>(&m)) {
-    return join({R"({"role":"tool","content":)", string_text(result->content), R"(,"toolCallId":)",
-                 string_text(result->tool_call_id), result->is_error ? R"(,"isError":true})" : R"(,"isError":false})"});
-  }
-  const auto& assistant = std::get<AssistantMessage>(m);
-  Text calls = "";
-  for (const auto& call : assistant.tool_calls) {
-    // message 1, toolCalls 2, the call 3, its input 4.
-    calls = join({calls, *calls == "" ? "" : ",", R"({"id":)", string_text(call.id), R"(,"name":)",
-                  string_text(call.name), R"(,"input":)", value_text(call.input, 4), "}"});
-    if (!calls) return std::nullopt;
-  }
-  return join({R"({"role":"assistant","content":)", string_text(assistant.content), R"(,"toolCalls":[)", calls, "]}"});
+  out += '}';
+  return true;
+}
+
+// The canonical line of `m`, or nullopt when it cannot be serialized.
+std::optional<std::string> reference_line(const Message& m) {
+  std::string out;
+  if (!put_message(out, m)) return std::nullopt;
+  return out;
 }
 
 // ---- The checks -------------------------------------------------------------
 
-void check_estimate(const std::vector<Message>& messages) {
+using Lines = std::vector<std::optional<std::string>>;  // reference_line of each message
+
+void check_estimate(const std::vector<Message>& messages, const Lines& lines) {
   std::uint64_t expected = 0;
   std::optional<std::size_t> first_bad;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    const Text text = message_text(messages[i]);
-    if (!text) {
+    if (!lines[i]) {
       first_bad = first_bad.value_or(i);
       continue;
     }
-    expected += *utf16_length(*text) + 1;
+    expected += *utf16_length(*lines[i]) + 1;
   }
   try {
     const std::uint64_t estimate = estimate_context_chars(messages);
@@ -310,8 +374,7 @@ void check_estimate(const std::vector<Message>& messages) {
   }
 }
 
-void check_canonical(const Message& m) {
-  const Text expected = message_text(m);
+void check_canonical(const Message& m, const std::optional<std::string>& expected) {
   try {
     const std::string printed = to_canonical_json(m);
     FUZZ_CHECK(expected.has_value(), "printed what cannot be serialized: " + escaped(printed));
@@ -329,7 +392,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzedDataProvider in(data, size);
   std::vector<Message> messages(in.ConsumeIntegralInRange<std::size_t>(0, 8));
   for (auto& m : messages) m = fuzz::message(in);
-  fuzz::check_estimate(messages);
-  for (const auto& m : messages) fuzz::check_canonical(m);
+  fuzz::Lines lines;
+  for (const auto& m : messages) lines.push_back(fuzz::reference_line(m));
+  // The printed bytes first: on a mismatch they say more than a count.
+  for (std::size_t i = 0; i < messages.size(); ++i) fuzz::check_canonical(messages[i], lines[i]);
+  fuzz::check_estimate(messages, lines);
   return 0;
 }
