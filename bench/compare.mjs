@@ -31,7 +31,7 @@ const sizes = quick
   : { estimate: 100000, trimSmall: 10000, trimLarge: 1000000, trimUnlimitedJs: 40000, load: 1000000 };
 const profiles = ["ascii", "cjk", "emoji", "escapes", "numbers"];
 const fixedBudget = 200000;
-const repetitions = quick ? 3 : 5;
+const repetitions = 3;
 
 // ---- The chapter's JavaScript (session.ts, context.ts), as written. ----
 

@@ -2,6 +2,7 @@
 
 #include "internal/canonical_writer.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -41,6 +42,44 @@ std::vector<std::size_t> declaring_assistants(std::span<const Message> messages)
   return declarer;
 }
 
+bool declares(const Message& message, std::string_view tool_call_id) {
+  const auto* assistant = std::get_if<AssistantMessage>(&message);
+  if (assistant == nullptr) return false;
+  return std::any_of(assistant->tool_calls.begin(), assistant->tool_calls.end(),
+                     [&](const ToolCall& call) { return call.id == tool_call_id; });
+}
+
+// The declaring assistant of each tool result, found on demand while the
+// trim walks backwards, so a fixed budget costs only the messages it
+// reaches. Nearly always the declaring assistant is a few messages back:
+// the nearest one found scanning back is by definition the declaring one.
+// A result whose assistant is farther back, or an orphan, triggers one
+// forward pass over the whole history (declaring_assistants) instead.
+class Declarers {
+ public:
+  explicit Declarers(std::span<const Message> messages) : messages_(messages) {}
+
+  // The index of messages[index]'s declaring assistant, or kNoAssistant
+  // (not a tool result, or an orphan).
+  std::size_t of(std::size_t index) {
+    const auto* result = std::get_if<ToolResultMessage>(&messages_[index]);
+    if (result == nullptr) return kNoAssistant;
+    if (all_.empty()) {
+      constexpr std::size_t kNearby = 16;
+      const std::size_t stop = index > kNearby ? index - kNearby : 0;
+      for (std::size_t i = index; i-- > stop;) {
+        if (declares(messages_[i], result->tool_call_id)) return i;
+      }
+      all_ = declaring_assistants(messages_);
+    }
+    return all_[index];
+  }
+
+ private:
+  std::span<const Message> messages_;
+  std::vector<std::size_t> all_;  // empty until needed (histories here are never empty)
+};
+
 std::uint64_t range_chars(std::span<const Message> messages, std::size_t begin, std::size_t end) {
   std::uint64_t chars = 0;
   for (std::size_t i = begin; i < end; ++i) chars += message_chars(messages, i);
@@ -60,7 +99,7 @@ std::vector<Message> trim_context(std::span<const Message> messages, std::uint64
   if (messages.empty()) {
     throw ContextError(ContextErrorKind::empty_context, std::nullopt, "context budget cannot be empty");
   }
-  const std::vector<std::size_t> declarer = declaring_assistants(messages);
+  Declarers declarers(messages);
   // Walking backwards, a cut before p is allowed when every tool result at
   // or after p has its declaring assistant (if any) at or after p: then no
   // unit ever holds a result without its request (decisions §6).
@@ -68,7 +107,8 @@ std::vector<Message> trim_context(std::span<const Message> messages, std::uint64
   std::size_t kept_from = messages.size();
   std::uint64_t kept_chars = 0;
   for (std::size_t p = messages.size(); p-- > 0;) {
-    if (declarer[p] != kNoAssistant && declarer[p] < earliest_declarer) earliest_declarer = declarer[p];
+    const std::size_t declarer = declarers.of(p);
+    if (declarer != kNoAssistant && declarer < earliest_declarer) earliest_declarer = declarer;
     if (earliest_declarer < p) continue;  // p is inside a unit that starts earlier
     // [p, kept_from) is one whole unit. Estimates are additive, so the
     // estimate of unit ∪ kept is the sum, measured in message order.

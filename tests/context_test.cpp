@@ -119,5 +119,73 @@ TEST(TrimContext, UnreachedUnserializableMessagesAreNeverSerialized) {
   EXPECT_EQ(error.message_index(), 0u);
 }
 
+// Trimming looks for a result's assistant nearby first; these histories
+// put it far back (past any nearby window), behind orphans and behind
+// redeclarations of the same id, and compare with decisions §6 computed
+// the slow, obvious way.
+std::size_t naive_declarer(const std::vector<Message>& history, std::size_t index) {
+  const auto* tool = std::get_if<ToolResultMessage>(&history[index]);
+  if (tool == nullptr) return history.size();
+  for (std::size_t i = index; i-- > 0;) {
+    if (const auto* a = std::get_if<AssistantMessage>(&history[i])) {
+      for (const auto& call : a->tool_calls) {
+        if (call.id == tool->tool_call_id) return i;
+      }
+    }
+  }
+  return history.size();  // orphan
+}
+
+// decisions §6 literally: a cut before p is allowed when every tool result
+// at or after p has its declaring assistant (if any) at or after p; pack
+// whole units from the newest while the suffix's estimate fits.
+std::size_t naive_kept(const std::vector<Message>& history, std::uint64_t max_chars) {
+  const auto cut_allowed = [&](std::size_t p) {
+    for (std::size_t q = p; q < history.size(); ++q) {
+      const std::size_t d = naive_declarer(history, q);
+      if (d != history.size() && d < p) return false;
+    }
+    return true;
+  };
+  std::size_t kept_from = history.size();
+  for (std::size_t p = history.size(); p-- > 0;) {
+    if (!cut_allowed(p)) continue;
+    const std::vector<Message> suffix(history.begin() + static_cast<std::ptrdiff_t>(p), history.end());
+    if (estimate_context_chars(suffix) > max_chars) break;
+    kept_from = p;
+  }
+  return history.size() - kept_from;
+}
+
+TEST(TrimContext, FarDeclaringAssistantsMatchTheRuleComputedNaively) {
+  std::uint64_t state = 42;
+  const auto next = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  const std::vector<std::string> ids = {"a", "b", "c"};
+  for (int round = 0; round < 300; ++round) {
+    std::vector<Message> history;
+    const std::size_t length = 1 + next(90);
+    while (history.size() < length) {
+      switch (next(8)) {
+        case 0: history.push_back(assistant({ids[next(3)]})); break;
+        case 1: history.push_back(result(ids[next(3)])); break;
+        case 2: history.push_back(result("orphan")); break;
+        default: history.push_back(user(std::string(next(5), 'u'))); break;
+      }
+    }
+    const std::uint64_t total = estimate_context_chars(history);
+    for (const std::uint64_t budget : {total, total / 2, total / 5, total / 20, std::uint64_t{60}}) {
+      const std::size_t expected = naive_kept(history, budget);
+      if (expected == 0) {
+        EXPECT_EQ(context_error([&] { trim_context(history, budget); }).kind(), ContextErrorKind::unit_exceeds_budget);
+      } else {
+        EXPECT_EQ(trim_context(history, budget).size(), expected) << "round " << round << ", budget " << budget;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agent_session

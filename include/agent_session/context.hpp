@@ -73,7 +73,9 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 //   unit_exceeds_budget      when the newest unit alone does not fit;
 //   unserializable_message   for a message the packing reached that cannot
 //                            be serialized (its index in `messages`).
-// Runs in linear time.
+// Runs in time linear in the messages it reaches (a fixed budget stops
+// early), plus at most one linear pass over the history when a tool
+// result's declaring assistant is more than 16 messages back or missing.
 std::vector<Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
 
 }  // namespace agent_session

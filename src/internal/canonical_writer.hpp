@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,14 @@ struct Utf16CountSink {
   void ascii(char) { ++units; }
   void utf8(std::string_view text) noexcept;
 };
+
+// UTF-16 code units of the JSON string literal JSON.stringify prints for
+// `text` (quotes and escapes included), or nullopt when `text` is not valid
+// UTF-8 (decisions §3). The estimator's hot path: on x86-64 with AVX2 it
+// validates and counts 32 bytes at a time; json_string_units_plain is the
+// byte-at-a-time reference it must always agree with (tested).
+std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept;
+std::optional<std::uint64_t> json_string_units_plain(std::string_view text) noexcept;
 
 // Number of UTF-16 code units of valid UTF-8 `text`: one per character,
 // two for a character outside the BMP (a 4-byte sequence).

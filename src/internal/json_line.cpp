@@ -41,7 +41,10 @@ class DomBuilder : public nlohmann::json_sax<Json> {
   bool number_integer(number_integer_t value) override { return place(Json(static_cast<double>(value))); }
   bool number_unsigned(number_unsigned_t value) override { return place(Json(static_cast<double>(value))); }
   bool number_float(number_float_t value, const string_t&) override { return place(Json(value)); }
-  bool string(string_t& value) override { return place(Json(std::move(value))); }
+  // Copied, not moved: the copy is allocated to the string's exact size,
+  // while the lexer's buffer has grown by doubling (up to 2x slack that a
+  // loaded session would keep), and the lexer keeps reusing its buffer.
+  bool string(string_t& value) override { return place(Json(value)); }
   bool binary(binary_t&) override { return false; }  // never produced by the JSON lexer
 
   bool start_object(std::size_t) override { return open(Json::object()); }
