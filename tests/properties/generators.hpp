@@ -10,7 +10,7 @@
 // Example:
 //   RC_GTEST_PROP(Trim, Example, ()) {
 //     const auto history = *properties::history();
-//     const auto max_chars = *properties::budget_for(history);
+//     const auto max_chars = properties::budget(history, *properties::budget_choice());
 //     ...
 //   }
 #pragma once
@@ -26,22 +26,36 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace agent_session {
 
-// Counterexamples print each message as its canonical line (control
-// characters escaped, everything else raw), the form a reader knows from
-// session files. Found by argument-dependent lookup from RapidCheck.
-inline void showValue(const Message& message, std::ostream& os) {
-  try {
-    os << to_canonical_json(message);
-  } catch (const SerializationError& error) {
-    os << "<unserializable " << role_of(message) << " message: " << error.what() << ">";
+// Counterexamples print each message as a JSON line rendered by nlohmann,
+// not by the library: a display that went through the code under test
+// would hide a printing bug (both sides of a failed comparison would show
+// the same wrong text). Found by argument-dependent lookup from RapidCheck.
+inline Json display_json(const Message& message) {
+  Json json = {{"role", role_of(message)}};
+  std::visit([&](const auto& m) { json["content"] = m.content; }, message);
+  if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
+    json["toolCalls"] = Json::array();
+    for (const auto& call : assistant->tool_calls) {
+      json["toolCalls"].push_back({{"id", call.id}, {"name", call.name}, {"input", call.input}});
+    }
+  } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
+    json["toolCallId"] = result->tool_call_id;
+    json["isError"] = result->is_error;
   }
+  return json;
+}
+
+inline void showValue(const Message& message, std::ostream& os) {
+  os << display_json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace agent_session
@@ -262,38 +276,94 @@ struct Round {
 // Results of ids that no assistant ever declares.
 inline rc::Gen<std::string> orphan_id() { return rc::gen::element<std::string>("x", "y"); }
 
-inline rc::Gen<Round> round() {
-  return rc::gen::exec([] {
-    Round round;
-    if (*rc::gen::weightedElement<bool>({{3, true}, {1, false}})) round.before.push_back(*user_message());
-    const auto calls = *tool_calls(call_id(), 2);
-    round.assistant = AssistantMessage{*unicode_text(), calls};
-    for (const auto& call : calls) {
-      if (!*rc::gen::weightedElement<bool>({{5, true}, {1, false}})) continue;  // never answered
-      round.after.push_back(ToolResultMessage{*unicode_text(), call.id, *rc::gen::arbitrary<bool>()});
-    }
-    // Any order: sort by random keys; keys shrink to 0, i.e. declaration order.
-    const auto keys = *rc::gen::container<std::vector<int>>(round.after.size(), rc::gen::inRange(0, 8));
-    std::vector<std::pair<int, Message>> keyed;
-    for (std::size_t i = 0; i < keys.size(); ++i) keyed.emplace_back(keys[i], round.after[i]);
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t i = 0; i < keyed.size(); ++i) round.after[i] = keyed[i].second;
+// One tool call of a round and what becomes of it. Every part is drawn
+// independently (no gen::exec), so shrinking one part never reshuffles the
+// others: that is what lets counterexamples shrink to a few messages.
+struct PlannedCall {
+  ToolCall call;
+  bool answered = true;
+  ToolResultMessage result;  // its toolCallId is set to the call's id
+  int order = 0;             // results are sorted by this; shrinks to declaration order
+};
 
-    const auto orphans = *rc::gen::weightedElement<int>({{6, 0}, {2, 1}, {1, 2}});
-    for (int i = 0; i < orphans; ++i) {
-      const auto at = *rc::gen::inRange<std::size_t>(0, round.after.size() + 1);
-      round.after.insert(round.after.begin() + static_cast<std::ptrdiff_t>(at), *tool_result(orphan_id()));
-    }
-    if (*rc::gen::weightedElement<bool>({{3, false}, {1, true}})) {
-      const auto at = *rc::gen::inRange<std::size_t>(0, round.after.size() + 1);
-      round.after.insert(round.after.begin() + static_cast<std::ptrdiff_t>(at), *user_message());
-    }
-    if (*rc::gen::weightedElement<bool>({{3, false}, {1, true}})) {
-      round.postponed = *rc::gen::inRange<std::size_t>(0, round.after.size() + 1);
-    }
-    return round;
+struct PlannedRound {
+  std::optional<Message> prompt;
+  std::string assistant_text;
+  std::vector<PlannedCall> calls;
+  std::vector<std::pair<int, Message>> orphans;  // insert position, result
+  std::optional<std::pair<int, Message>> interruption;  // a user message between
+  int postponed = 0;
+};
+
+inline rc::Gen<PlannedCall> planned_call() {
+  return rc::gen::apply(
+      [](ToolCall call, bool answered, std::string text, bool is_error, int order) {
+        ToolResultMessage result{std::move(text), call.id, is_error};
+        return PlannedCall{std::move(call), answered, std::move(result), order};
+      },
+      tool_call(call_id(), 2), rc::gen::weightedElement<bool>({{1, false}, {5, true}}), unicode_text(),
+      rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 8));
+}
+
+template <class T>
+rc::Gen<std::optional<T>> sometimes(rc::Gen<T> gen, std::size_t weight_of_nothing) {
+  return rc::gen::weightedOneOf<std::optional<T>>({
+      {weight_of_nothing, rc::gen::just(std::optional<T>())},
+      {1, rc::gen::map(std::move(gen), [](T value) { return std::optional<T>(std::move(value)); })},
   });
 }
+
+inline rc::Gen<PlannedRound> planned_round() {
+  auto positioned = [](rc::Gen<Message> message) { return rc::gen::pair(rc::gen::inRange(0, 8), std::move(message)); };
+  return rc::gen::withSize([positioned](int size) {
+    return rc::gen::apply(
+        [](std::optional<Message> prompt, std::string text, std::vector<PlannedCall> calls,
+           std::vector<std::pair<int, Message>> orphans, std::optional<std::pair<int, Message>> interruption,
+           std::optional<int> postponed) {
+          return PlannedRound{std::move(prompt), std::move(text), std::move(calls), std::move(orphans),
+                              std::move(interruption), postponed.value_or(0)};
+        },
+        // The smaller outcome comes first in each choice: that is where it shrinks to.
+        rc::gen::weightedOneOf<std::optional<Message>>({
+            {1, rc::gen::just(std::optional<Message>())},
+            {3, rc::gen::cast<std::optional<Message>>(user_message())},
+        }),
+        unicode_text(),
+        rc::gen::resize(5, rc::gen::container<std::vector<PlannedCall>>(rc::gen::resize(size, planned_call()))),
+        rc::gen::weightedOneOf<std::vector<std::pair<int, Message>>>({
+            {6, rc::gen::just(std::vector<std::pair<int, Message>>())},
+            {2, rc::gen::resize(2, rc::gen::container<std::vector<std::pair<int, Message>>>(
+                                       rc::gen::resize(size, positioned(tool_result(orphan_id())))))},
+        }),
+        sometimes(positioned(user_message()), 3), sometimes(rc::gen::inRange(1, 8), 3));
+  });
+}
+
+// The round's messages after its assistant: the answered calls' results by
+// their order keys, then orphans and the interruption at their positions.
+inline Round lay_out(const PlannedRound& plan) {
+  Round round;
+  if (plan.prompt) round.before.push_back(*plan.prompt);
+  AssistantMessage assistant{plan.assistant_text, {}};
+  std::vector<const PlannedCall*> answered;
+  for (const auto& planned : plan.calls) {
+    assistant.tool_calls.push_back(planned.call);
+    if (planned.answered) answered.push_back(&planned);
+  }
+  round.assistant = std::move(assistant);
+  std::stable_sort(answered.begin(), answered.end(), [](const auto* a, const auto* b) { return a->order < b->order; });
+  for (const auto* planned : answered) round.after.push_back(planned->result);
+  const auto insert_at = [&](int position, const Message& message) {
+    const auto at = std::min(static_cast<std::size_t>(position), round.after.size());
+    round.after.insert(round.after.begin() + static_cast<std::ptrdiff_t>(at), message);
+  };
+  for (const auto& [position, orphan] : plan.orphans) insert_at(position, orphan);
+  if (plan.interruption) insert_at(plan.interruption->first, plan.interruption->second);
+  round.postponed = std::min(static_cast<std::size_t>(plan.postponed), round.after.size());
+  return round;
+}
+
+inline rc::Gen<Round> round() { return rc::gen::map(planned_round(), lay_out); }
 
 // The rounds laid out as one history, postponed messages after the next
 // round's assistant.
@@ -327,22 +397,66 @@ inline rc::Gen<std::vector<Message>> history() {
 
 // ---------------------------------------------------------------- budgets
 
-// Budgets around the points where the answer changes: for every suffix of
-// whole units, its estimate exactly, one less and one more; plus zero,
-// anything up to the whole estimate, and huge.
-inline rc::Gen<std::uint64_t> budget_for(const std::vector<Message>& history) {
-  std::vector<std::uint64_t> points = {0};
-  for (const auto& unit : reference::units(history)) {
-    const std::uint64_t chars =
-        estimate_context_chars(std::span<const Message>(history).subspan(unit.begin));
-    points.insert(points.end(), {chars - 1, chars, chars + 1});
+// How to pick a budget for a history, drawn independently of the history:
+// the estimate of its newest `units + 1` units exactly, one less or one
+// more; a fraction of its whole estimate; zero; huge. Because the choice
+// is not a number, it keeps its meaning while the history shrinks (shorter
+// strings, fewer rounds), and counterexamples come out small.
+struct BudgetChoice {
+  enum class Kind { unit_boundary, fraction, zero, huge };
+  Kind kind = Kind::unit_boundary;
+  std::size_t units = 0;  // unit_boundary: newest units + 1, clamped to the history
+  int offset = 0;         // unit_boundary: -1, 0 or +1
+  unsigned per_mille = 0;  // fraction: of (whole estimate + 2)
+};
+
+inline void showValue(const BudgetChoice& choice, std::ostream& os) {
+  switch (choice.kind) {
+    case BudgetChoice::Kind::unit_boundary:
+      os << "estimate of the newest " << choice.units + 1 << " unit(s) "
+         << (choice.offset < 0 ? "- 1" : choice.offset > 0 ? "+ 1" : "exactly");
+      break;
+    case BudgetChoice::Kind::fraction:
+      os << choice.per_mille << "/1000 of (whole estimate + 2)";
+      break;
+    case BudgetChoice::Kind::zero:
+      os << "zero";
+      break;
+    case BudgetChoice::Kind::huge:
+      os << "2^64 - 1";
+      break;
   }
-  const std::uint64_t whole = estimate_context_chars(history);
-  return rc::gen::weightedOneOf<std::uint64_t>({
-      {8, rc::gen::elementOf(points)},
-      {2, rc::gen::inRange<std::uint64_t>(0, whole + 2)},
-      {1, rc::gen::element<std::uint64_t>(std::numeric_limits<std::uint64_t>::max(), std::uint64_t{1} << 53)},
-  });
+}
+
+inline rc::Gen<BudgetChoice> budget_choice() {
+  using Kind = BudgetChoice::Kind;
+  return rc::gen::apply(
+      [](Kind kind, std::size_t units, int offset, unsigned per_mille) {
+        return BudgetChoice{kind, units, offset, per_mille};
+      },
+      rc::gen::weightedElement<Kind>(
+          {{8, Kind::unit_boundary}, {2, Kind::fraction}, {1, Kind::zero}, {1, Kind::huge}}),
+      rc::gen::inRange<std::size_t>(0, 12), rc::gen::element(0, -1, 1), rc::gen::inRange(0u, 1001u));
+}
+
+// The budget `choice` describes for `history`, in UTF-16 code units.
+inline std::uint64_t budget(const std::vector<Message>& history, const BudgetChoice& choice) {
+  const std::span<const Message> messages(history);
+  switch (choice.kind) {
+    case BudgetChoice::Kind::zero:
+      return 0;
+    case BudgetChoice::Kind::huge:
+      return std::numeric_limits<std::uint64_t>::max();
+    case BudgetChoice::Kind::fraction:
+      return (estimate_context_chars(messages) + 2) * choice.per_mille / 1000;
+    case BudgetChoice::Kind::unit_boundary:
+      break;
+  }
+  const auto all = reference::units(history);
+  if (all.empty()) return choice.offset > 0 ? 1 : 0;
+  const auto& oldest_kept = all[all.size() - 1 - std::min(choice.units, all.size() - 1)];
+  const std::uint64_t chars = estimate_context_chars(messages.subspan(oldest_kept.begin));  // > 0
+  return choice.offset < 0 ? chars - 1 : choice.offset > 0 ? chars + 1 : chars;
 }
 
 }  // namespace agent_session::properties

@@ -56,6 +56,8 @@ inline std::vector<bool> allowed_cuts(const std::vector<Message>& history) {
 struct Unit {
   std::size_t begin;
   std::size_t end;
+
+  friend bool operator==(const Unit&, const Unit&) = default;
 };
 
 // §6: "units are the runs between allowed cuts", oldest first.
@@ -68,6 +70,19 @@ inline std::vector<Unit> units(const std::vector<Message>& history) {
       result.push_back({begin, p});
       begin = p;
     }
+  }
+  return result;
+}
+
+// The chapter's own backward scan, without §6's closing correction. Only
+// used to classify generated histories: where it differs from units(), the
+// history has interleaved rounds.
+inline std::vector<Unit> chapter_units(const std::vector<Message>& history) {
+  std::vector<Unit> result;
+  for (std::size_t end = history.size(); end > 0;) {
+    const std::size_t begin = declaring_assistant(history, end - 1).value_or(end - 1);
+    result.insert(result.begin(), Unit{begin, end});
+    end = begin;
   }
   return result;
 }

@@ -12,8 +12,11 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -24,15 +27,36 @@ using History = std::vector<Message>;
 
 // ------------------------------------------------------------- 9. round trip
 
-// A path in a directory of our own that no file occupies yet.
+// A directory of our own for session files, removed when the test exits.
+class ScratchDirectory {
+ public:
+  ScratchDirectory()
+      : path_(std::filesystem::temp_directory_path() /
+              ("agent-session-properties-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+
+  // A path in the directory that no file occupies yet.
+  std::filesystem::path fresh_file() {
+    auto path = path_ / ("session-" + std::to_string(counter_++) + ".jsonl");
+    std::filesystem::remove(path);
+    return path;
+  }
+
+ private:
+  std::filesystem::path path_;
+  unsigned counter_ = 0;
+};
+
 std::filesystem::path fresh_session_path() {
-  static std::atomic<unsigned> counter{0};
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("agent-session-properties-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / ("session-" + std::to_string(counter++) + ".jsonl");
-  std::filesystem::remove(path);
-  return path;
+  static ScratchDirectory directory;
+  return directory.fresh_file();
 }
 
 // 9. Appending to a fresh file and loading gives the messages back, equal
@@ -216,14 +240,18 @@ std::string file_bytes(const std::vector<Line>& lines, bool final_newline) {
   return bytes;
 }
 
-// The error load_session_from_memory throws on `bytes`, if any.
+// The error load_session throws on a fresh file holding `bytes`, if any.
 std::optional<SessionError> load_error(const std::string& bytes) {
+  const auto path = fresh_session_path();
+  std::ofstream(path, std::ios::binary) << bytes;
+  std::optional<SessionError> error;
   try {
-    load_session_from_memory(bytes);
-  } catch (const SessionError& error) {
-    return error;
+    load_session(path);
+  } catch (const SessionError& e) {
+    error = e;
   }
-  return std::nullopt;
+  std::filesystem::remove(path);
+  return error;
 }
 
 // what() starts with exactly the spec's text for `kind` and `line`, then
