@@ -32,7 +32,8 @@ namespace {
 
 // ---- Building messages from raw bytes ---------------------------------------
 
-std::string raw_string(FuzzedDataProvider& in) { return in.ConsumeRandomLengthString(24); }
+// Up to 96 bytes: long enough to cross the estimator's 32-byte blocks.
+std::string raw_string(FuzzedDataProvider& in) { return in.ConsumeRandomLengthString(96); }
 
 Json value(FuzzedDataProvider& in, int recursion_left);
 
