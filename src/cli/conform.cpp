@@ -289,7 +289,11 @@ CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
       ->capture_default_str();
   conform->add_option("--jobs", options.jobs, "vectors run at once")->check(CLI::Range(1u, 64u))->capture_default_str();
   conform->add_option("CMD", options.command, "the port's command line, after --")->required();
-  conform->footer("Example:\n  agent-session conform -- node tests/oracle/cli.mjs");
+  conform->footer(
+      "Everything after -- is the port's command line. Output: one line per failing check, then "
+      "'N passed, M failed' (vectors). Exit 2: usage error (no vectors, a CMD that cannot run).\n"
+      "Examples:\n  agent-session conform -- node tests/oracle/cli.mjs\n"
+      "  agent-session conform --timeout 5 --jobs 2 -- ./my-port --strict");
   return conform;
 }
 
