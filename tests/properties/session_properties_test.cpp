@@ -266,6 +266,7 @@ bool names_line(const SessionError& error, SessionErrorKind kind, std::size_t li
 }
 
 void assert_reports(const std::string& bytes, const Line& corrupt_line, std::size_t physical_line) {
+  RC_LOG() << "file: " << rc::toString(bytes) << "\nexpected: line " << physical_line << "\n";
   const std::optional<SessionError> error = load_error(bytes);
   RC_ASSERT(error.has_value());
   RC_ASSERT(error->kind() == *corrupt_line.error);
