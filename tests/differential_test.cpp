@@ -547,20 +547,35 @@ std::string spec_error(const std::string& err, bool with_line_number = true) {
   return "";
 }
 
+// A short excerpt on one line: newlines and other controls escaped.
+std::string shown(const std::string& bytes, std::size_t from) {
+  std::string text = "\"";
+  for (const char c : bytes.substr(std::min(from, bytes.size()), 100)) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      text += escape;
+    } else {
+      text += c;
+    }
+  }
+  return text + "\"";
+}
+
 // Why two answers differ, or "" when they agree.
 std::string difference(const Answer& ours, const Answer& oracle) {
   std::ostringstream text;
   if (ours.exit_code != oracle.exit_code) {
-    text << "exit " << ours.exit_code << ", oracle " << oracle.exit_code << "; our stderr: " << ours.err
-         << "; oracle stderr: " << oracle.err;
+    text << "exit " << ours.exit_code << ", oracle " << oracle.exit_code << "; our stderr: " << shown(ours.err, 0)
+         << "; oracle stderr: " << shown(oracle.err, 0);
   } else if (ours.out != oracle.out) {
     const auto [a, b] = std::mismatch(ours.out.begin(), ours.out.end(), oracle.out.begin(), oracle.out.end());
     const auto at = static_cast<std::size_t>(a - ours.out.begin());
     const std::size_t from = at > 40 ? at - 40 : 0;
-    text << "stdout differs at byte " << at << "; ours: " << ours.out.substr(from, 100)
-         << "\n  oracle: " << oracle.out.substr(from, 100);
+    text << "stdout differs at byte " << at << "; ours: " << shown(ours.out, from)
+         << "\n  oracle: " << shown(oracle.out, from);
   } else if (ours.exit_code == 1 && (spec_error(ours.err).empty() || spec_error(ours.err) != spec_error(oracle.err))) {
-    text << "error text differs; ours: " << ours.err << "; oracle: " << oracle.err;
+    text << "error text differs; ours: " << shown(ours.err, 0) << "; oracle: " << shown(oracle.err, 0);
   }
   return text.str();
 }

@@ -20,9 +20,19 @@ if (oracle.split(entry).length !== 2) {
   process.stderr.write(`oracle_batch: cli.mjs must end with ${entry}\n`);
   process.exit(70);
 }
-const { main } = await import(
-  `data:text/javascript;base64,${Buffer.from(oracle.replace(entry, "export { main };")).toString("base64")}`
-);
+// To check the checker: AGENT_SESSION_DIFF_MUTATE='["original text","replacement"]'
+// plants one mistake in the oracle (as tests/mutants/ do), and the
+// differential test must then fail.
+let source = oracle.replace(entry, "export { main };");
+if (process.env.AGENT_SESSION_DIFF_MUTATE) {
+  const [original, replacement] = JSON.parse(process.env.AGENT_SESSION_DIFF_MUTATE);
+  if (source.split(original).length !== 2) {
+    process.stderr.write(`oracle_batch: the oracle must hold ${JSON.stringify(original)} exactly once\n`);
+    process.exit(70);
+  }
+  source = source.replace(original, replacement);
+}
+const { main } = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 
 // process.stdout.write(string) encodes UTF-8; capture the same bytes.
 function capture(stream, chunks) {
