@@ -224,6 +224,9 @@ struct Mutant {
   std::vector<const char*> caught_by;  // vectors that must name it
 };
 
+// Test names show the script, not the struct's bytes.
+void PrintTo(const Mutant& mutant, std::ostream* out) { *out << mutant.script; }
+
 class ConformMutant : public ::testing::TestWithParam<Mutant> {};
 
 TEST_P(ConformMutant, FailsAndIsNamedByTheVectorsThatExposeIt) {
