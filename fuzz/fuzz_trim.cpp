@@ -181,6 +181,25 @@ void check_error(const ContextError& error, const std::vector<Message>& history,
   FUZZ_CHECK(false, "unknown error kind");
 }
 
+// Budgets where the answers differ: anything, near the history's size, or
+// exactly the size of some suffix (or one off), where `>` and `>=` part.
+std::uint64_t budget(FuzzedDataProvider& in, const std::vector<Message>& history) {
+  const auto chars_from = [&](std::size_t first) {
+    std::uint64_t chars = 0;
+    for (std::size_t i = first; i < history.size(); ++i) chars += serializable(history[i]) ? chars_of(history[i]) : 0;
+    return chars;
+  };
+  switch (in.ConsumeIntegralInRange(0, 3)) {
+    case 0: return in.ConsumeIntegral<std::uint64_t>();
+    case 1: return in.ConsumeIntegralInRange<std::uint64_t>(0, chars_from(0) + 8);
+    default: {
+      const std::uint64_t suffix = chars_from(in.ConsumeIntegralInRange<std::size_t>(0, history.size()));
+      const int off_by = in.ConsumeIntegralInRange(-1, 1);
+      return off_by < 0 && suffix == 0 ? 0 : suffix + static_cast<std::uint64_t>(off_by);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agent_session::fuzz
 
@@ -190,11 +209,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzedDataProvider in(data, size);
   std::vector<Message> history(in.ConsumeIntegralInRange<std::size_t>(0, 24));
   for (auto& m : history) m = message(in);
-  // Mostly budgets near the history's size, where the cut points matter.
-  std::uint64_t total = 0;
-  for (const auto& m : history) total += serializable(m) ? chars_of(m) : 0;
-  const std::uint64_t budget = in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>()
-                                                : in.ConsumeIntegralInRange<std::uint64_t>(0, total + 8);
+  const std::uint64_t budget = fuzz::budget(in, history);
 
   const Expected expected = reference_trim(history, budget);
   try {
