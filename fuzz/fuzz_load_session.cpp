@@ -9,9 +9,13 @@
 //   - diagnose_session_bytes (the repair module) tells the same story:
 //     valid with as many messages, or the same line, error text and offset,
 //     a torn tail exactly when the bad line is unterminated;
-//   - the same bytes stored in a file load through load_session with the
-//     same answer, and append_session of the loaded messages writes a
-//     file that loads back to them (the file path of the same contract).
+//   - the file side of the same contract: the bytes stored in a file load
+//     (load_session) and diagnose (diagnose_session) with the same answer;
+//     appending to that file never welds onto a torn last line and leaves
+//     the file as it was when it refuses; repair_session cuts exactly a
+//     torn tail, after an exact backup; append_session of the loaded
+//     messages writes a file that loads back to them; a directory is
+//     EISDIR, to read or to append to.
 // Any other exception escapes and libFuzzer reports it.
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
@@ -134,8 +138,8 @@ void check_append_to_existing(std::string_view bytes) {
   const std::filesystem::path file = stored(bytes, "existing.jsonl");
   const Message appended = UserMessage{"appended"};
   const std::string line = to_canonical_json(appended) + "\n";
-  const std::size_t last_start = bytes.empty() ? 0 : bytes.rfind('\n') == std::string_view::npos ? 0 : bytes.rfind('\n') + 1;
-  const std::string_view last = bytes.substr(last_start);
+  const std::size_t last_newline = bytes.rfind('\n');
+  const std::string_view last = bytes.substr(last_newline == std::string_view::npos ? 0 : last_newline + 1);
   std::optional<SessionError> last_error;
   if (!last.empty()) {
     try {
