@@ -9,6 +9,8 @@
 #include "cli/cli.hpp"
 #include "cli/run_command.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cinttypes>
@@ -83,28 +85,15 @@ std::map<std::string, Tool> echo_tools() {
 // ---------------------------------------------------------------------------
 // A fresh directory per test.
 
-class AgentDir : public ::testing::Test {
+class AgentDir : public test_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("agent_session_agent_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    session_ = dir_ / "session.jsonl";
+    TempDirTest::SetUp();
+    session_ = path("session.jsonl");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
-  static void write(const fs::path& file, std::string_view bytes) { std::ofstream(file, std::ios::binary) << bytes; }
 
   std::vector<Message> on_disk() const { return load_session(session_); }
 
-  fs::path dir_;
   fs::path session_;
 };
 

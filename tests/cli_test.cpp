@@ -2,6 +2,8 @@
 // plus one run of the real binary to prove main() wires it up.
 #include "cli/cli.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -32,21 +34,13 @@ CliRun run(std::vector<std::string> args, const std::string& stdin_bytes = "") {
 
 const std::string kUser = R"({"role":"user","content":"hi"})";
 
-class CliFile : public ::testing::Test {
+class CliFile : public test_support::TempDirTest {
  protected:
   void SetUp() override {
-    file_ = fs::temp_directory_path() /
-            ("agent_session_cli_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
-    fs::remove(file_);
+    TempDirTest::SetUp();
+    file_ = path("s.jsonl");
   }
-  void TearDown() override { fs::remove(file_); }
-  std::string contents() const {
-    std::ifstream in(file_, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
+  std::string contents() const { return read(file_); }
   fs::path file_;
 };
 

@@ -6,6 +6,8 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -30,32 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class Durability : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("agent_session_durability_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path path(const std::string& name) const { return dir_ / name; }
-
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
-
-  static void write(const fs::path& file, std::string_view bytes) {
-    std::ofstream(file, std::ios::binary) << bytes;
-  }
-
-  fs::path dir_;
-};
+using Durability = test_support::TempDirTest;
 
 // --- Messages that say who wrote them and prove they are whole -----------
 

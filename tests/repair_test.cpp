@@ -6,6 +6,8 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -107,25 +109,15 @@ TEST(DiagnoseSessionBytes, ExcerptIsShortAndPrintable) {
 
 // --- repair_session and the command, on files ------------------------------
 
-class RepairFile : public ::testing::Test {
+class RepairFile : public test_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("agent_session_repair_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    file_ = dir_ / "s.jsonl";
+    TempDirTest::SetUp();
+    file_ = path("s.jsonl");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
-  void write(std::string_view bytes) const { std::ofstream(file_, std::ios::binary) << bytes; }
+  using TempDirTest::write;
+  void write(std::string_view bytes) const { TempDirTest::write(file_, bytes); }
   // Everything in the directory but the session itself.
   std::vector<fs::path> others() const {
     std::vector<fs::path> found;
@@ -135,7 +127,6 @@ class RepairFile : public ::testing::Test {
     return found;
   }
 
-  fs::path dir_;
   fs::path file_;
 };
 

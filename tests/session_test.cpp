@@ -3,6 +3,8 @@
 // vectors cannot express (I/O errors, exception fields, files).
 #include "agent_session/session.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -18,32 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class SessionFile : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("agent_session_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path path(const char* name) const { return dir_ / name; }
-
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-  }
-
-  static void write(const fs::path& file, std::string_view bytes) {
-    std::ofstream(file, std::ios::binary) << bytes;
-  }
-
-  fs::path dir_;
-};
+using SessionFile = test_support::TempDirTest;
 
 template <class F>
 SessionError session_error(F&& load) {
