@@ -10,6 +10,7 @@
 #include "cli/run_command.hpp"
 
 #include "support/temp_dir.hpp"
+#include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::thrown;
 
 // ---------------------------------------------------------------------------
 // Message builders.
@@ -96,17 +98,6 @@ class AgentDir : public test_support::TempDirTest {
 
   fs::path session_;
 };
-
-template <class Error, class F>
-Error thrown(F&& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected exception not thrown";
-  throw std::logic_error("unreachable");
-}
 
 // ---------------------------------------------------------------------------
 // Append and recovery through an explicit session path.

@@ -2,10 +2,14 @@
 // walkthrough and budget-packing loop; decisions §6), at the API level.
 #include "agent_session/context.hpp"
 
+#include "support/thrown.hpp"
+
 #include <gtest/gtest.h>
 
 namespace agent_session {
 namespace {
+
+using test_support::thrown;
 
 Message user(std::string content) { return UserMessage{std::move(content)}; }
 Message assistant(std::vector<std::string> call_ids) {
@@ -16,17 +20,6 @@ Message assistant(std::vector<std::string> call_ids) {
 Message result(std::string call_id) { return ToolResultMessage{"r", std::move(call_id), false}; }
 
 std::uint64_t chars(const Message& message) { return to_canonical_json(message).size() + 1; }
-
-template <class F>
-ContextError context_error(F&& f) {
-  try {
-    f();
-  } catch (const ContextError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no ContextError thrown";
-  return ContextError(ContextErrorKind::empty_context, std::nullopt, "");
-}
 
 TEST(EstimateContextChars, IsTheUtf16LengthOfTheCanonicalJsonl) {
   EXPECT_EQ(estimate_context_chars({}), 0u);
@@ -42,7 +35,7 @@ TEST(EstimateContextChars, IsTheUtf16LengthOfTheCanonicalJsonl) {
 
 TEST(EstimateContextChars, NamesTheIndexOfAnUnserializableMessage) {
   const std::vector<Message> messages = {user("fine"), user("also fine"), user("\xc3"), user("\xff")};
-  const ContextError error = context_error([&] { estimate_context_chars(messages); });
+  const ContextError error = thrown<ContextError>([&] { estimate_context_chars(messages); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
   EXPECT_EQ(error.message_index(), 2u);
   EXPECT_EQ(std::string(error.what()).rfind("message 2 cannot be serialized: ", 0), 0u) << error.what();
@@ -57,20 +50,20 @@ TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
   EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough)), kWalkthrough);
   // One unit less than the whole: the user message does not fit.
   EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough) - 1).size(), 3u);
-  const ContextError error = context_error([&] { trim_context(kWalkthrough, unit - 1); });
+  const ContextError error = thrown<ContextError>([&] { trim_context(kWalkthrough, unit - 1); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(error.message_index(), std::nullopt);
   EXPECT_STREQ(error.what(), "context budget cannot contain the smallest consistent message unit");
 }
 
 TEST(TrimContext, EmptyHistoryIsTheEmptyBudgetError) {
-  const ContextError error = context_error([] { trim_context({}, 1000); });
+  const ContextError error = thrown<ContextError>([] { trim_context({}, 1000); });
   EXPECT_EQ(error.kind(), ContextErrorKind::empty_context);
   EXPECT_STREQ(error.what(), "context budget cannot be empty");
 }
 
 TEST(TrimContext, ZeroBudgetCannotHoldAnyUnit) {
-  EXPECT_EQ(context_error([] { trim_context(std::vector<Message>{user("x")}, 0); }).kind(),
+  EXPECT_EQ(thrown<ContextError>([] { trim_context(std::vector<Message>{user("x")}, 0); }).kind(),
             ContextErrorKind::unit_exceeds_budget);
 }
 
@@ -86,7 +79,7 @@ TEST(TrimContext, InterleavedRoundsFormOneClosedUnit) {
   // y to result y would carry result x without its assistant.
   const std::vector<Message> history = {user("u"), assistant({"x"}), assistant({"y"}), result("x"), result("y")};
   const std::uint64_t tail = chars(history[2]) + chars(history[3]) + chars(history[4]);
-  EXPECT_EQ(context_error([&] { trim_context(history, tail); }).kind(), ContextErrorKind::unit_exceeds_budget);
+  EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, tail); }).kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(trim_context(history, tail + chars(history[1])), std::vector<Message>(history.begin() + 1, history.end()));
 }
 
@@ -107,14 +100,14 @@ TEST(TrimContext, RepeatedIdsBindToTheNearestEarlierAssistant) {
 
 TEST(TrimContext, MessagesBetweenACallAndItsResultTravelWithIt) {
   const std::vector<Message> history = {assistant({"a"}), user("interjection"), result("a")};
-  EXPECT_EQ(context_error([&] { trim_context(history, chars(history[1]) + chars(history[2])); }).kind(),
+  EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, chars(history[1]) + chars(history[2])); }).kind(),
             ContextErrorKind::unit_exceeds_budget);
 }
 
 TEST(TrimContext, UnreachedUnserializableMessagesAreNeverSerialized) {
   const std::vector<Message> history = {user("\xff"), user(std::string(100, 'x')), user("newest")};
   EXPECT_EQ(trim_context(history, chars(history[2])), std::vector<Message>{history[2]});
-  const ContextError error = context_error([&] { trim_context(history, 1u << 20); });
+  const ContextError error = thrown<ContextError>([&] { trim_context(history, 1u << 20); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
   EXPECT_EQ(error.message_index(), 0u);
 }
@@ -179,7 +172,7 @@ TEST(TrimContext, FarDeclaringAssistantsMatchTheRuleComputedNaively) {
     for (const std::uint64_t budget : {total, total / 2, total / 5, total / 20, std::uint64_t{60}}) {
       const std::size_t expected = naive_kept(history, budget);
       if (expected == 0) {
-        EXPECT_EQ(context_error([&] { trim_context(history, budget); }).kind(), ContextErrorKind::unit_exceeds_budget);
+        EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, budget); }).kind(), ContextErrorKind::unit_exceeds_budget);
       } else {
         EXPECT_EQ(trim_context(history, budget).size(), expected) << "round " << round << ", budget " << budget;
       }

@@ -4,6 +4,7 @@
 #include "agent_session/session.hpp"
 
 #include "support/temp_dir.hpp"
+#include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,37 +22,18 @@ namespace {
 namespace fs = std::filesystem;
 
 using SessionFile = test_support::TempDirTest;
-
-template <class F>
-SessionError session_error(F&& load) {
-  try {
-    load();
-  } catch (const SessionError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no SessionError thrown";
-  return SessionError(SessionErrorKind::invalid_json, 0, "");
-}
-
-template <class F>
-std::error_code system_error_code(F&& f) {
-  try {
-    f();
-  } catch (const std::system_error& error) {
-    return error.code();
-  }
-  ADD_FAILURE() << "no std::system_error thrown";
-  return {};
-}
+using test_support::thrown;
 
 TEST_F(SessionFile, MissingFileIsAnEmptySession) { EXPECT_TRUE(load_session(path("absent.jsonl")).empty()); }
 
 TEST_F(SessionFile, OtherIoErrorsPropagateWithTheirOwnErrno) {
   // CI runs as root, where permissions deny nothing: use errors root gets too.
-  EXPECT_EQ(system_error_code([&] { load_session(dir_); }), std::errc::is_a_directory);
+  EXPECT_EQ(thrown<std::system_error>([&] { load_session(dir_); }).code(), std::errc::is_a_directory);
   write(path("plain"), "x");
-  EXPECT_EQ(system_error_code([&] { load_session(path("plain") / "child.jsonl"); }), std::errc::not_a_directory);
-  EXPECT_EQ(system_error_code([&] { append_session(dir_, UserMessage{"x"}); }), std::errc::is_a_directory);
+  EXPECT_EQ(thrown<std::system_error>([&] { load_session(path("plain") / "child.jsonl"); }).code(),
+            std::errc::not_a_directory);
+  EXPECT_EQ(thrown<std::system_error>([&] { append_session(dir_, UserMessage{"x"}); }).code(),
+            std::errc::is_a_directory);
 }
 
 TEST_F(SessionFile, AppendWritesTheCanonicalLineAndLoadRestoresIt) {
@@ -95,28 +77,28 @@ TEST_F(SessionFile, NewSessionFilesAreOwnerOnly) {
 
 TEST_F(SessionFile, CorruptLineInAFileIsReportedWithItsPhysicalLine) {
   write(path("s.jsonl"), "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"nope\",\"content\":\"b\"}\n");
-  const SessionError error = session_error([&] { load_session(path("s.jsonl")); });
+  const SessionError error = thrown<SessionError>([&] { load_session(path("s.jsonl")); });
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_record);
   EXPECT_EQ(error.line(), 3u);
   EXPECT_EQ(std::string(error.what()), "invalid session record at line 3: unknown role");
 }
 
 TEST(LoadSessionFromMemory, JsonErrorCarriesKindLineAndSpecText) {
-  const SessionError error = session_error([] { load_session_from_memory("\n\n{\"role\":\"user\",\n"); });
+  const SessionError error = thrown<SessionError>([] { load_session_from_memory("\n\n{\"role\":\"user\",\n"); });
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
   EXPECT_EQ(error.line(), 3u);
   EXPECT_EQ(std::string(error.what()).rfind("invalid session JSON at line 3: ", 0), 0u) << error.what();
 }
 
 TEST(LoadSessionFromMemory, FirstBadLineWinsAndNothingIsReturned) {
-  const SessionError error = session_error(
+  const SessionError error = thrown<SessionError>(
       [] { load_session_from_memory("{\"role\":\"user\",\"content\":\"a\"}\n{bad\n{\"role\":\"nope\",\"content\":\"\"}\n"); });
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
   EXPECT_EQ(error.line(), 2u);
 }
 
 TEST(LoadSessionFromMemory, ErrorDetailIsOnePrintableLine) {
-  const SessionError error = session_error([] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\xff\r\"}"); });
+  const SessionError error = thrown<SessionError>([] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\xff\r\"}"); });
   const std::string what = error.what();
   EXPECT_EQ(what.find_first_of("\r\n\xff"), std::string::npos) << what;
 }
