@@ -3,7 +3,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 
-#include "internal/canonical_writer.hpp"
+#include "internal/utf8.hpp"
 #include "internal/json_line.hpp"
 #include "internal/posix_file.hpp"
 #include "internal/record.hpp"

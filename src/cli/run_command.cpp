@@ -3,7 +3,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
-#include "internal/canonical_writer.hpp"
+#include "internal/utf8.hpp"
 #include "internal/posix_file.hpp"
 
 #include <CLI/CLI.hpp>

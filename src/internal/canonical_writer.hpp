@@ -31,24 +31,7 @@ struct Utf16CountSink {
   std::uint64_t units = 0;
   void ascii(std::string_view text) { units += text.size(); }
   void ascii(char) { ++units; }
-  void utf8(std::string_view text) noexcept;
 };
-
-// UTF-16 code units of the JSON string literal JSON.stringify prints for
-// `text` (quotes and escapes included), or nullopt when `text` is not valid
-// UTF-8 (decisions §3). The estimator's hot path: on x86-64 with AVX2 it
-// validates and counts 32 bytes at a time; json_string_units_plain is the
-// byte-at-a-time reference it must always agree with (tested).
-std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept;
-std::optional<std::uint64_t> json_string_units_plain(std::string_view text) noexcept;
-
-// Number of UTF-16 code units of valid UTF-8 `text`: one per character,
-// two for a character outside the BMP (a 4-byte sequence).
-std::uint64_t utf16_length(std::string_view text) noexcept;
-
-// Length of the longest valid UTF-8 prefix of `text` (decisions §3:
-// no overlong forms, no surrogates, nothing past U+10FFFF).
-std::size_t valid_utf8_prefix(std::string_view text) noexcept;
 
 // ECMAScript Number::toString of a finite double: shortest round-trip
 // digits, `1e+21` / `1e-7` thresholds, `-0` as `0`. Writes into `buffer`

@@ -1,6 +1,7 @@
 #include "internal/json_line.hpp"
 
 #include "internal/canonical_writer.hpp"
+#include "internal/utf8.hpp"
 
 #include <algorithm>
 #include <utility>
