@@ -52,8 +52,10 @@ constexpr std::array<std::uint8_t, 128> kEscapeExtraUnits = [] {
   return extra;
 }();
 
-// The plain way, one character at a time: the reference the vector path
-// must agree with, and the path on machines without AVX2.
+// ---- Scalar: 8 bytes at a time ------------------------------------------
+
+// The portable kernel. Plain ASCII words (the bulk of most text) cost one
+// test per 8 bytes; anything else goes one character at a time.
 // True when none of the 8 bytes of `word` is non-ASCII, a control, `"` or
 // `\` (the bit tricks of "Bit Twiddling Hacks": a byte below n sets its top
 // bit in (x - n) & ~x; they may report a byte the lowest true hit borrows
@@ -88,11 +90,27 @@ std::optional<std::uint64_t> json_string_units_scalar(std::string_view text) noe
   return units;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define AGENT_SESSION_HAS_AVX2_PATH 1
-#define AGENT_SESSION_AVX2 __attribute__((target("avx2,popcnt,bmi")))
+// Every byte but a continuation byte (10______) starts a character; a
+// 4-byte lead (11110___) starts one outside the BMP, which JavaScript
+// stores as a surrogate pair. (Compilers vectorize this loop for the
+// baseline instruction set.)
+std::uint64_t utf16_length_scalar(std::string_view text) noexcept {
+  std::uint64_t units = 0;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    units += static_cast<unsigned>((c & 0xC0) != 0x80) + static_cast<unsigned>(c >= 0xF0);
+  }
+  return units;
+}
 
-// UTF-8 validation 32 bytes at a time: the lookup algorithm of Keiser and
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AGENT_SESSION_HAS_X86_KERNELS 1
+// Function-level targets: the library is built for the baseline x86-64
+// and picks a kernel at run time, so it still runs on older CPUs.
+#define AGENT_SESSION_AVX2 __attribute__((target("avx2,popcnt,bmi")))
+#define AGENT_SESSION_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx2,popcnt,bmi,bmi2")))
+
+// UTF-8 validation a block at a time: the lookup algorithm of Keiser and
 // Lemire, "Validating UTF-8 In Less Than One Instruction Per Byte" (2021),
 // as simdjson and simdutf use it. Each byte is classified by three table
 // lookups (the high nibble of the previous byte, its low nibble, the high
@@ -110,11 +128,6 @@ constexpr std::uint8_t kTooLarge1000 = 1 << 6; // F5..FF 80..8F
 constexpr std::uint8_t kOverlong4 = 1 << 6;    // F0 80..8F
 constexpr std::uint8_t kTwoContinuations = 1 << 7;
 constexpr std::uint8_t kCarry = kTooShort | kTooLong | kTwoContinuations;
-
-AGENT_SESSION_AVX2 inline __m256i table(const std::array<std::uint8_t, 16>& t) {
-  const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data()));
-  return _mm256_broadcastsi128_si256(half);
-}
 
 constexpr std::array<std::uint8_t, 16> kFirstHigh = {
     kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,  // 0_______
@@ -151,6 +164,23 @@ constexpr std::array<std::uint8_t, 16> kSecondHigh = {
     kTooShort, kTooShort, kTooShort, kTooShort,                                             // 11______
 };
 
+// A byte must be a continuation when the byte two back is a 3- or 4-byte
+// lead or the byte three back a 4-byte lead: unsigned saturating
+// subtraction leaves bit 7 set exactly then.
+constexpr std::uint8_t kThirdByteBias = 0xE0 - 0x80;
+constexpr std::uint8_t kFourthByteBias = 0xF0 - 0x80;
+}  // namespace utf8_lookup
+
+// ---- AVX2: 32 bytes at a time -------------------------------------------
+
+namespace avx2 {
+namespace lookup = utf8_lookup;
+
+AGENT_SESSION_AVX2 inline __m256i table(const std::array<std::uint8_t, 16>& t) {
+  const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data()));
+  return _mm256_broadcastsi128_si256(half);
+}
+
 // `input` shifted right by N bytes across the two 16-byte lanes, the gap
 // filled from the end of `previous`.
 template <int N>
@@ -166,13 +196,11 @@ AGENT_SESSION_AVX2 inline __m256i high_nibbles(__m256i bytes) {
 AGENT_SESSION_AVX2 inline __m256i errors(__m256i input, __m256i previous) {
   const __m256i prev1 = previous_bytes<1>(input, previous);
   const __m256i special_cases = _mm256_and_si256(
-      _mm256_and_si256(_mm256_shuffle_epi8(table(kFirstHigh), high_nibbles(prev1)),
-                       _mm256_shuffle_epi8(table(kFirstLow), _mm256_and_si256(prev1, _mm256_set1_epi8(0x0F)))),
-      _mm256_shuffle_epi8(table(kSecondHigh), high_nibbles(input)));
-  // A byte must be a continuation when the byte two back is a 3- or 4-byte
-  // lead or the byte three back a 4-byte lead: bit 7 says so.
-  const __m256i third = _mm256_subs_epu8(previous_bytes<2>(input, previous), _mm256_set1_epi8(static_cast<char>(0xE0 - 0x80)));
-  const __m256i fourth = _mm256_subs_epu8(previous_bytes<3>(input, previous), _mm256_set1_epi8(static_cast<char>(0xF0 - 0x80)));
+      _mm256_and_si256(_mm256_shuffle_epi8(table(lookup::kFirstHigh), high_nibbles(prev1)),
+                       _mm256_shuffle_epi8(table(lookup::kFirstLow), _mm256_and_si256(prev1, _mm256_set1_epi8(0x0F)))),
+      _mm256_shuffle_epi8(table(lookup::kSecondHigh), high_nibbles(input)));
+  const __m256i third = _mm256_subs_epu8(previous_bytes<2>(input, previous), _mm256_set1_epi8(lookup::kThirdByteBias));
+  const __m256i fourth = _mm256_subs_epu8(previous_bytes<3>(input, previous), _mm256_set1_epi8(lookup::kFourthByteBias));
   const __m256i must_continue = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
   return _mm256_xor_si256(must_continue, special_cases);
 }
@@ -185,15 +213,22 @@ AGENT_SESSION_AVX2 inline __m256i incomplete_end(__m256i input) {
       255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
   return _mm256_subs_epu8(input, _mm256_load_si256(reinterpret_cast<const __m256i*>(kMax)));
 }
-}  // namespace utf8_lookup
 
-// Units of the 32-byte block `input`, of which the first bytes covered by
-// `valid` (a bit per byte) belong to the string; validity goes to `error`.
 // One bit per byte: its top bit.
 AGENT_SESSION_AVX2 inline std::uint32_t mask(__m256i bytes) {
   return static_cast<std::uint32_t>(_mm256_movemask_epi8(bytes));
 }
 
+// Continuation bytes (10______) and 4-byte leads (11110___), a bit each.
+AGENT_SESSION_AVX2 inline std::uint32_t continuations(__m256i input) {
+  return mask(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), input));
+}
+AGENT_SESSION_AVX2 inline std::uint32_t four_byte_leads(__m256i input) {
+  return mask(_mm256_cmpeq_epi8(_mm256_max_epu8(input, _mm256_set1_epi8(static_cast<char>(0xF0))), input));
+}
+
+// Units of the 32-byte block `input`, of which the first bytes covered by
+// `valid` (a bit per byte) belong to the string; validity goes to `error`.
 AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& previous, __m256i& previous_incomplete,
                                                    __m256i& error, std::uint32_t valid, const unsigned char* bytes) {
   std::uint64_t units = 0;
@@ -202,15 +237,11 @@ AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& prev
     error = _mm256_or_si256(error, previous_incomplete);
     units = static_cast<std::uint64_t>(_mm_popcnt_u32(valid));
   } else {
-    error = _mm256_or_si256(error, utf8_lookup::errors(input, previous));
-    previous_incomplete = utf8_lookup::incomplete_end(input);
-    // A continuation byte (10______) adds no unit; a 4-byte lead adds a
-    // second one (the surrogate pair).
-    const std::uint32_t continuation = mask(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), input));
-    const std::uint32_t four_byte_lead =
-        mask(_mm256_cmpeq_epi8(_mm256_max_epu8(input, _mm256_set1_epi8(static_cast<char>(0xF0))), input));
-    units = static_cast<std::uint64_t>(_mm_popcnt_u32(valid & ~continuation)) +
-            static_cast<std::uint64_t>(_mm_popcnt_u32(valid & four_byte_lead));
+    error = _mm256_or_si256(error, errors(input, previous));
+    previous_incomplete = incomplete_end(input);
+    // A continuation byte adds no unit; a 4-byte lead adds a second one.
+    units = static_cast<std::uint64_t>(_mm_popcnt_u32(valid & ~continuations(input))) +
+            static_cast<std::uint64_t>(_mm_popcnt_u32(valid & four_byte_leads(input)));
   }
   previous = input;
   const __m256i control = _mm256_cmpeq_epi8(_mm256_max_epu8(input, _mm256_set1_epi8(0x1F)), _mm256_set1_epi8(0x1F));
@@ -223,7 +254,7 @@ AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& prev
   return units;
 }
 
-AGENT_SESSION_AVX2 std::optional<std::uint64_t> json_string_units_avx2(std::string_view text) noexcept {
+AGENT_SESSION_AVX2 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
   const auto* data = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t size = text.size();
   __m256i previous = _mm256_setzero_si256();
@@ -248,36 +279,263 @@ AGENT_SESSION_AVX2 std::optional<std::uint64_t> json_string_units_avx2(std::stri
   return units;
 }
 
-const bool kHasAvx2 = [] {
+AGENT_SESSION_AVX2 std::uint64_t utf16_length(std::string_view text) noexcept {
+  const auto* data = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t size = text.size();
+  std::uint64_t units = size;
+  std::size_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    const __m256i input = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+    units += static_cast<std::uint64_t>(_mm_popcnt_u32(four_byte_leads(input)));
+    units -= static_cast<std::uint64_t>(_mm_popcnt_u32(continuations(input)));
+  }
+  return units - (size - i) + utf16_length_scalar(text.substr(i));
+}
+}  // namespace avx2
+
+// ---- AVX-512: 64 bytes at a time ----------------------------------------
+
+// The AVX2 kernel's algorithm on 64-byte blocks, with what AVX-512 adds:
+// compares straight into 64-bit masks (counted with POPCNT), masked loads
+// (the tail and short strings need no copy: masked-off bytes read as zero
+// and never fault), and VPERMB's 64-byte table lookups, which give every
+// ASCII byte its escape cost at once instead of one escape at a time.
+namespace avx512 {
+namespace lookup = utf8_lookup;
+
+// (The maskz_ forms of the intrinsics below, with every lane on, dodge
+// g++ 12's -Wmaybe-uninitialized false positive in the plain forms.)
+constexpr __mmask8 kAllQwords = 0xFF;
+constexpr __mmask16 kAllDwords = 0xFFFF;
+
+AGENT_SESSION_AVX512 inline __m512i table(const std::array<std::uint8_t, 16>& t) {
+  return _mm512_maskz_broadcast_i32x4(kAllDwords, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
+}
+
+// `input` shifted right by N bytes across its four 16-byte lanes, the gap
+// filled from the end of `previous`: VALIGNQ builds the lanes one back
+// (previous's last, input's first three), VPALIGNR takes N bytes of them.
+template <int N>
+AGENT_SESSION_AVX512 inline __m512i previous_bytes(__m512i input, __m512i previous) {
+  return _mm512_alignr_epi8(input, _mm512_maskz_alignr_epi64(kAllQwords, input, previous, 6), 16 - N);
+}
+
+AGENT_SESSION_AVX512 inline __m512i high_nibbles(__m512i bytes) {
+  return _mm512_and_si512(_mm512_srli_epi16(bytes, 4), _mm512_set1_epi8(0x0F));
+}
+
+// Non-zero bytes where `input` (after `previous`) is not valid UTF-8.
+AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous) {
+  const __m512i prev1 = previous_bytes<1>(input, previous);
+  const __m512i first_high = _mm512_shuffle_epi8(table(lookup::kFirstHigh), high_nibbles(prev1));
+  const __m512i first_low = _mm512_shuffle_epi8(table(lookup::kFirstLow), _mm512_and_si512(prev1, _mm512_set1_epi8(0x0F)));
+  const __m512i second_high = _mm512_shuffle_epi8(table(lookup::kSecondHigh), high_nibbles(input));
+  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), _mm512_set1_epi8(lookup::kThirdByteBias));
+  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), _mm512_set1_epi8(lookup::kFourthByteBias));
+  const __m512i must_continue = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(static_cast<char>(0x80)));
+  // must_continue ^ (first_high & first_low & second_high): 0x78 is the
+  // truth table of a ^ (b & c) for VPTERNLOGD.
+  return _mm512_ternarylogic_epi32(must_continue, _mm512_and_si512(first_high, first_low), second_high, 0x78);
+}
+
+// Non-zero when the block ends inside a sequence (a lead byte in the last
+// three positions that needs more bytes than remain).
+AGENT_SESSION_AVX512 inline __m512i incomplete_end(__m512i input) {
+  alignas(64) static constexpr std::uint8_t kMax[64] = {
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
+  return _mm512_subs_epu8(input, _mm512_load_si512(kMax));
+}
+
+// Continuation bytes (10______, below 0xC0 as signed bytes) and 4-byte
+// leads (11110___, at least 0xF0), a bit each.
+AGENT_SESSION_AVX512 inline std::uint64_t continuations(__m512i input) {
+  return _mm512_cmplt_epi8_mask(input, _mm512_set1_epi8(-64));
+}
+AGENT_SESSION_AVX512 inline std::uint64_t four_byte_leads(__m512i input) {
+  return _mm512_cmpge_epu8_mask(input, _mm512_set1_epi8(static_cast<char>(0xF0)));
+}
+
+// UTF-16 units of valid UTF-8 `input` beyond one per byte (mod 2^64).
+AGENT_SESSION_AVX512 inline std::uint64_t extra_units(__m512i input) {
+  return static_cast<std::uint64_t>(_mm_popcnt_u64(four_byte_leads(input))) -
+         static_cast<std::uint64_t>(_mm_popcnt_u64(continuations(input)));
+}
+
+// kEscapeExtraUnits in two 64-byte halves, for VPERMT2B.
+AGENT_SESSION_AVX512 inline __m512i escape_table(std::size_t half) {
+  return _mm512_loadu_si512(kEscapeExtraUnits.data() + 64 * half);
+}
+
+// State carried from block to block.
+struct Blocks {
+  __m512i previous;             // the last block
+  __m512i previous_incomplete;  // non-zero: it ends inside a sequence
+  __m512i error;                // non-zero: invalid
+  __m512i escape_units;         // extra units of escapes, in eight sums
+  std::uint64_t units = 0;      // units beyond one per byte
+
+  AGENT_SESSION_AVX512 Blocks()
+      : previous(_mm512_setzero_si512()),
+        previous_incomplete(_mm512_setzero_si512()),
+        error(_mm512_setzero_si512()),
+        escape_units(_mm512_setzero_si512()) {}
+
+  // Takes the next 64 bytes, of which those in `valid` belong to the string
+  // (the others are zero: ASCII, so they end any sequence, which makes a
+  // truncated one an error, and count nothing).
+  AGENT_SESSION_AVX512 void add(__m512i input, std::uint64_t valid) {
+    const std::uint64_t non_ascii = _mm512_movepi8_mask(input);
+    if (non_ascii == 0) {
+      // Only a sequence left open by the last block can be wrong.
+      error = _mm512_or_si512(error, previous_incomplete);
+      previous_incomplete = _mm512_setzero_si512();
+    } else {
+      error = _mm512_or_si512(error, errors(input, previous));
+      previous_incomplete = incomplete_end(input);
+      // A continuation byte adds no unit; a 4-byte lead a second one.
+      units += extra_units(input);
+    }
+    previous = input;
+    // Each ASCII byte's escape cost (low 7 bits index the 128-entry
+    // table), summed in eight 64-bit lanes.
+    const __m512i extra = _mm512_maskz_permutex2var_epi8(~non_ascii & valid, escape_table(0), input, escape_table(1));
+    escape_units = _mm512_add_epi64(escape_units, _mm512_sad_epu8(extra, _mm512_setzero_si512()));
+  }
+
+  // Units of the whole string of `size` bytes, or nullopt when invalid.
+  AGENT_SESSION_AVX512 std::optional<std::uint64_t> finish(std::size_t size) {
+    error = _mm512_or_si512(error, previous_incomplete);
+    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
+    return 2 + size + units + sum(escape_units);
+  }
+
+  // The sum of the eight 64-bit lanes of `v`.
+  AGENT_SESSION_AVX512 static std::uint64_t sum(__m512i v) {
+    const __m256i four = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(kAllQwords, v, 0),
+                                        _mm512_maskz_extracti64x4_epi64(kAllQwords, v, 1));
+    const __m128i two = _mm_add_epi64(_mm256_castsi256_si128(four), _mm256_extracti128_si256(four, 1));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(two)) + static_cast<std::uint64_t>(_mm_extract_epi64(two, 1));
+  }
+};
+
+// The first `count` (< 64) bytes at `data`, the rest zero, reading nothing
+// past them.
+AGENT_SESSION_AVX512 inline __m512i load_prefix(const char* data, std::size_t count, std::uint64_t& valid) {
+  valid = _bzhi_u64(~std::uint64_t{0}, static_cast<unsigned>(count));
+  return _mm512_maskz_loadu_epi8(valid, data);
+}
+
+AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
+  const char* data = text.data();
+  const std::size_t size = text.size();
+  Blocks blocks;
+  std::size_t i = 0;
+  for (; i + 64 <= size; i += 64) blocks.add(_mm512_loadu_si512(data + i), ~std::uint64_t{0});
+  if (i < size) {
+    std::uint64_t valid = 0;
+    const __m512i input = load_prefix(data + i, size - i, valid);
+    blocks.add(input, valid);
+  }
+  return blocks.finish(size);
+}
+
+AGENT_SESSION_AVX512 std::uint64_t utf16_length(std::string_view text) noexcept {
+  const char* data = text.data();
+  const std::size_t size = text.size();
+  std::uint64_t units = size;
+  std::size_t i = 0;
+  for (; i + 64 <= size; i += 64) units += extra_units(_mm512_loadu_si512(data + i));
+  if (i < size) {
+    std::uint64_t valid = 0;
+    units += extra_units(load_prefix(data + i, size - i, valid));  // zero bytes count nothing
+  }
+  return units;
+}
+}  // namespace avx512
+
+bool cpu_runs(Utf8Kernel kernel) noexcept {
   __builtin_cpu_init();  // may run before libgcc's own initializer
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi");
-}();
+  switch (kernel) {
+    case Utf8Kernel::scalar: return true;
+    case Utf8Kernel::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi");
+    case Utf8Kernel::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+             __builtin_cpu_supports("bmi2");
+  }
+  return false;
+}
+#else
+bool cpu_runs(Utf8Kernel kernel) noexcept { return kernel == Utf8Kernel::scalar; }
 #endif
+
+// Asked once. Both are zero-initialized (scalar only) until their dynamic
+// initializers run, so a call from another file's static initializer is
+// still safe.
+const bool kRunsAvx2 = cpu_runs(Utf8Kernel::avx2);
+const bool kRunsAvx512 = cpu_runs(Utf8Kernel::avx512);
+const Utf8Kernel kFastest = kRunsAvx512 ? Utf8Kernel::avx512 : kRunsAvx2 ? Utf8Kernel::avx2 : Utf8Kernel::scalar;
 
 }  // namespace
 
+std::string_view kernel_name(Utf8Kernel kernel) noexcept {
+  switch (kernel) {
+    case Utf8Kernel::scalar: return "scalar";
+    case Utf8Kernel::avx2: return "avx2";
+    case Utf8Kernel::avx512: return "avx512";
+  }
+  return "unknown";
+}
+
+bool kernel_supported(Utf8Kernel kernel) noexcept { return cpu_runs(kernel); }
+
+namespace {
+[[maybe_unused]] bool runs(Utf8Kernel kernel) noexcept {
+  return kernel == Utf8Kernel::avx512 ? kRunsAvx512 : kernel == Utf8Kernel::avx2 ? kRunsAvx2 : true;
+}
+}  // namespace
+
+Utf8Kernel fastest_kernel() noexcept { return kFastest; }
+
+std::optional<std::uint64_t> json_string_units_with(Utf8Kernel kernel, std::string_view text) noexcept {
+#ifdef AGENT_SESSION_HAS_X86_KERNELS
+  if (kernel == Utf8Kernel::avx512 && runs(kernel)) return avx512::json_string_units(text);
+  if (kernel == Utf8Kernel::avx2 && runs(kernel)) return avx2::json_string_units(text);
+#endif
+  static_cast<void>(kernel);
+  return json_string_units_scalar(text);
+}
+
+std::uint64_t utf16_length_with(Utf8Kernel kernel, std::string_view text) noexcept {
+#ifdef AGENT_SESSION_HAS_X86_KERNELS
+  if (kernel == Utf8Kernel::avx512 && runs(kernel)) return avx512::utf16_length(text);
+  if (kernel == Utf8Kernel::avx2 && runs(kernel)) return avx2::utf16_length(text);
+#endif
+  static_cast<void>(kernel);
+  return utf16_length_scalar(text);
+}
+
 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
-#ifdef AGENT_SESSION_HAS_AVX2_PATH
-  // Short strings (ids, keys, names) are cheaper a word at a time.
-  if (kHasAvx2 && text.size() >= 32) return json_string_units_avx2(text);
+#ifdef AGENT_SESSION_HAS_X86_KERNELS
+  if (kFastest == Utf8Kernel::avx512) return avx512::json_string_units(text);
+  // Short strings (ids, keys, names) are cheaper a word at a time than
+  // copied into a padded block.
+  if (kFastest == Utf8Kernel::avx2 && text.size() >= 32) return avx2::json_string_units(text);
 #endif
   return json_string_units_scalar(text);
 }
 
-std::optional<std::uint64_t> json_string_units_plain(std::string_view text) noexcept {
-  return json_string_units_scalar(text);
-}
-
-
 std::uint64_t utf16_length(std::string_view text) noexcept {
-  // Every byte but a continuation byte starts a character; a 4-byte lead
-  // starts one outside the BMP, which JavaScript stores as a surrogate pair.
-  std::uint64_t units = 0;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    units += static_cast<unsigned>((c & 0xC0) != 0x80) + static_cast<unsigned>(c >= 0xF0);
-  }
-  return units;
+#ifdef AGENT_SESSION_HAS_X86_KERNELS
+  if (kFastest == Utf8Kernel::avx512) return avx512::utf16_length(text);
+  if (kFastest == Utf8Kernel::avx2) return avx2::utf16_length(text);
+#endif
+  return utf16_length_scalar(text);
 }
 
 std::size_t valid_utf8_prefix(std::string_view text) noexcept {
@@ -289,6 +547,5 @@ std::size_t valid_utf8_prefix(std::string_view text) noexcept {
   }
   return i;
 }
-
 
 }  // namespace agent_session::internal
