@@ -331,7 +331,7 @@ bool put_message(std::string& out, const Message& m) {
       out += R"(,"name":)";
       if (!put_string(out, call.name)) return false;
       out += R"(,"input":)";
-      if (!put_value(out, call.input, 4)) return false;  // message 1, toolCalls 2, the call 3, input 4
+      if (!put_value(out, call.input.value(), 4)) return false;  // message 1, toolCalls 2, the call 3, input 4
       out += '}';
     }
     out += ']';

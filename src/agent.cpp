@@ -76,7 +76,7 @@ ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Too
     return {valid_utf8("unknown tool: " + call.name), call.id, true};
   }
   try {
-    return {valid_utf8(found->second.run(call.input)), call.id, false};
+    return {valid_utf8(found->second.run(call.input.value())), call.id, false};
   } catch (const std::exception& error) {
     return {valid_utf8(error.what()), call.id, true};
   } catch (...) {

@@ -1,6 +1,7 @@
 #include "agent_session/message.hpp"
 
 #include "internal/canonical_writer.hpp"
+#include "internal/json_line.hpp"
 #include "internal/record.hpp"
 
 #include <type_traits>
@@ -98,12 +99,55 @@ Verdict discriminate(J& json) {
   return "unknown role";
 }
 
+// The canonical text of a tool call's input, or nullopt when it has none.
+std::optional<std::string> printed_input(const Json& value) {
+  std::string text;
+  try {
+    internal::append_canonical_value(text, value, internal::kToolInputDepth);
+  } catch (const SerializationError&) {
+    return std::nullopt;
+  }
+  return text;
+}
+
 std::optional<Message> to_optional(Verdict&& verdict) {
   if (auto* message = std::get_if<Message>(&verdict)) return std::move(*message);
   return std::nullopt;
 }
 
 }  // namespace
+
+ToolInput::ToolInput(const Json& value) {
+  if (auto text = printed_input(value)) {
+    canonical_json_ = std::move(*text);
+  } else {
+    unprintable_ = value;
+  }
+}
+
+ToolInput::ToolInput(Json&& value) {
+  if (auto text = printed_input(value)) {
+    canonical_json_ = std::move(*text);
+  } else {
+    unprintable_ = std::move(value);
+  }
+}
+
+Json ToolInput::value() const {
+  if (unprintable_) return *unprintable_;
+  // Canonical text is JSON that parse_json_line always accepts.
+  return std::get<Json>(internal::parse_json_line(canonical_json_));
+}
+
+std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
+  if (unprintable_) return std::nullopt;
+  return canonical_json_;
+}
+
+bool operator==(const ToolInput& a, const ToolInput& b) {
+  if (a.unprintable_ || b.unprintable_) return a.unprintable_ == b.unprintable_;
+  return a.canonical_json_ == b.canonical_json_;
+}
 
 const char* role_of(const Message& message) noexcept {
   static constexpr const char* kRoles[] = {"user", "assistant", "tool"};

@@ -14,7 +14,7 @@ using test_support::thrown;
 Message user(std::string content) { return UserMessage{std::move(content)}; }
 Message assistant(std::vector<std::string> call_ids) {
   AssistantMessage message;
-  for (auto& id : call_ids) message.tool_calls.push_back(ToolCall{std::move(id), "t", nullptr});
+  for (auto& id : call_ids) message.tool_calls.push_back(ToolCall{std::move(id), "t", Json(nullptr)});
   return message;
 }
 Message result(std::string call_id) { return ToolResultMessage{"r", std::move(call_id), false}; }

@@ -162,6 +162,35 @@ TEST(CanonicalJson, NestingLimitCountsTheMessageAsLevelOne) {
   EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", nested_arrays(510)}}}), SerializationError);
 }
 
+TEST(ToolInput, DefaultIsNull) {
+  EXPECT_EQ(ToolInput().canonical_json(), std::optional<std::string_view>("null"));
+  EXPECT_EQ(ToolInput().value(), Json(nullptr));
+}
+
+TEST(ToolInput, HoldsTheCanonicalTextAndGivesTheValueBack) {
+  const ToolInput input = Json{{"b", 1.0}, {"1", "x"}, {"a", Json::array({-0.0, 1e21, "\u00e9\n"})}};
+  EXPECT_EQ(input.canonical_json(), std::optional<std::string_view>(R"({"1":"x","b":1,"a":[0,1e+21,"é\n"]})"));
+  const Json value = input.value();
+  EXPECT_EQ(value.dump(), R"({"1":"x","b":1.0,"a":[0.0,1e+21,"é\n"]})");
+  EXPECT_TRUE(value["b"].is_number_float()) << "every number is a double, as in JavaScript";
+}
+
+TEST(ToolInput, EqualWhenTheCanonicalTextsAre) {
+  EXPECT_EQ(ToolInput(Json{{"n", 1}}), ToolInput(Json{{"n", 1.0}}));
+  EXPECT_NE(ToolInput(Json{{"n", 1}}), ToolInput(Json{{"n", 2}}));
+  EXPECT_NE(ToolInput(Json{{"a", 1}, {"b", 2}}), ToolInput(Json{{"b", 2}, {"a", 1}})) << "key order is kept";
+}
+
+TEST(ToolInput, AnUnprintableValueIsKeptAndThrowsOnlyWhenItsMessageIsPrinted) {
+  const Json bad = Json{{"s", "\xff"}};
+  const ToolInput input = bad;  // no throw here: decisions §5 names the message's index at estimate time
+  EXPECT_EQ(input.canonical_json(), std::nullopt);
+  EXPECT_EQ(input.value(), bad);
+  EXPECT_EQ(input, ToolInput(bad));
+  EXPECT_NE(input, ToolInput(Json{{"s", "ok"}}));
+  EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}}), SerializationError);
+}
+
 TEST(RoleOf, NamesEachRole) {
   EXPECT_STREQ(role_of(UserMessage{}), "user");
   EXPECT_STREQ(role_of(AssistantMessage{}), "assistant");

@@ -39,7 +39,7 @@ TEST_F(SessionFile, OtherIoErrorsPropagateWithTheirOwnErrno) {
 TEST_F(SessionFile, AppendWritesTheCanonicalLineAndLoadRestoresIt) {
   const std::vector<Message> messages = {
       UserMessage{"hello \u4e16\u754c \U0001F680"},
-      AssistantMessage{"", {ToolCall{"c1", "read", Json{{"path", "a.txt"}, {"n", 1.5}}}, ToolCall{"c2", "ls", nullptr}}},
+      AssistantMessage{"", {ToolCall{"c1", "read", Json{{"path", "a.txt"}, {"n", 1.5}}}, ToolCall{"c2", "ls", Json(nullptr)}}},
       ToolResultMessage{"contents", "c1", false},
       ToolResultMessage{"denied", "c2", true},
   };

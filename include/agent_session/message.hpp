@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -30,12 +31,63 @@ namespace agent_session {
 // JavaScript) and object keys in JavaScript's property order.
 using Json = nlohmann::ordered_json;
 
+namespace internal {
+struct ToolInputAccess;
+}
+
+// A tool call's `input`: any JSON value, `null` included, held as its
+// canonical JSON text (decisions §4), printed the moment it is built.
+//
+// Why text: the session layer never looks inside an input (decisions §1
+// keeps it whole), but it prints and measures it on every estimate and
+// trim. Held as canonical UTF-8 text, an input is measured by counting
+// its UTF-16 code units and printed by copying bytes, with no tree walk and
+// no number formatting (issue 6), and it takes less memory than a tree.
+//
+// An input that cannot be printed (a string that is not valid UTF-8, a
+// non-finite number, a binary value, nesting past the limit) is kept as
+// the given value instead, and printing its message throws
+// SerializationError then, as decisions §5 asks (the estimate names the
+// message's index), not here.
+//
+// Example:
+//   ToolInput input = Json{{"path", "a.txt"}, {"n", 1.0}};
+//   input.canonical_json();  // R"({"path":"a.txt","n":1})"
+//   input.value();           // Json {"path":"a.txt","n":1.0}
+class ToolInput {
+ public:
+  // JSON null.
+  ToolInput() = default;
+  // Implicit, so `ToolCall{"id", "name", Json{...}}` reads naturally.
+  // Never throws but std::bad_alloc.
+  ToolInput(const Json& value);  // NOLINT(google-explicit-constructor)
+  ToolInput(Json&& value);       // NOLINT(google-explicit-constructor)
+
+  // The value, parsed anew from the canonical text on every call (every
+  // number a double, keys in JavaScript's order): keep the result. For an
+  // input that cannot be printed, a copy of the value it was built from.
+  Json value() const;
+
+  // The canonical JSON text (UTF-8 bytes, valid by construction), or
+  // nullopt for an input that cannot be printed.
+  std::optional<std::string_view> canonical_json() const noexcept;
+
+  // Equal canonical texts (so `1.0` equals `1`, as in JavaScript after a
+  // round trip); inputs that cannot be printed compare their values.
+  friend bool operator==(const ToolInput& a, const ToolInput& b);
+
+ private:
+  friend struct internal::ToolInputAccess;
+  std::string canonical_json_ = "null";
+  std::optional<Json> unprintable_;  // set only when printing failed
+};
+
 // One tool call an assistant declares: `{"id":S,"name":S,"input":J}`.
 // `input` is any JSON value, `null` included. Strings are UTF-8.
 struct ToolCall {
   std::string id;
   std::string name;
-  Json input;
+  ToolInput input;
 
   friend bool operator==(const ToolCall&, const ToolCall&) = default;
 };

@@ -200,6 +200,23 @@ void write_field(Sink& sink, std::string_view prefix_and_key, std::string_view t
   write_string(sink, text);
 }
 
+// An input is printed once, when it is built; here its text is copied or
+// counted. One that could not be printed is printed again from its value,
+// which throws the SerializationError its message must raise.
+template <class Sink>
+void write_input(Sink& sink, const ToolInput& input) {
+  if (const auto& value = ToolInputAccess::unprintable(input)) {
+    write_value(sink, *value, kToolInputDepth);
+    return;
+  }
+  const std::string& text = ToolInputAccess::canonical_json(input);
+  if constexpr (std::is_same_v<Sink, Utf16CountSink>) {
+    sink.units += utf16_length(text);
+  } else {
+    sink.utf8(text);
+  }
+}
+
 template <class Sink>
 void write_tool_calls(Sink& sink, const std::vector<ToolCall>& calls) {
   sink.ascii(",\"toolCalls\":[");
@@ -210,7 +227,7 @@ void write_tool_calls(Sink& sink, const std::vector<ToolCall>& calls) {
     write_field(sink, "\"id\":", call.id);
     write_field(sink, ",\"name\":", call.name);
     sink.ascii(",\"input\":");
-    write_value(sink, call.input, /*depth=*/4);  // message 1, toolCalls 2, call 3
+    write_input(sink, call.input);
     sink.ascii('}');
   }
   sink.ascii(']');
@@ -277,6 +294,11 @@ bool is_array_index(std::string_view key) noexcept {
     value = value * 10 + static_cast<std::uint64_t>(c - '0');
   }
   return value <= 4294967294ULL;
+}
+
+void append_canonical_value(std::string& out, const Json& value, int depth) {
+  StringSink sink{out};
+  write_value(sink, value, depth);
 }
 
 template <class Sink>

@@ -42,6 +42,20 @@ std::string_view format_js_number(double value, char* buffer) noexcept;
 // the keys JavaScript orders first, ascending.
 bool is_array_index(std::string_view key) noexcept;
 
+// A tool call's input sits at nesting level 4: the message is 1, toolCalls
+// 2, the call 3.
+inline constexpr int kToolInputDepth = 4;
+
+// What the library may see of a ToolInput beyond its public interface.
+struct ToolInputAccess {
+  static const std::string& canonical_json(const ToolInput& input) noexcept { return input.canonical_json_; }
+  static const std::optional<Json>& unprintable(const ToolInput& input) noexcept { return input.unprintable_; }
+};
+
+// Appends the canonical JSON text of `value`, an array or object at nesting
+// level `depth` (for the depth limit), to `out`. Throws SerializationError.
+void append_canonical_value(std::string& out, const Json& value, int depth);
+
 // Writes the canonical line of `message` (no newline) into `sink`.
 // Throws SerializationError. Defined for StringSink and Utf16CountSink.
 template <class Sink>

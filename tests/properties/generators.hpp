@@ -45,7 +45,7 @@ inline Json display_json(const Message& message) {
   if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
     json["toolCalls"] = Json::array();
     for (const auto& call : assistant->tool_calls) {
-      json["toolCalls"].push_back({{"id", call.id}, {"name", call.name}, {"input", call.input}});
+      json["toolCalls"].push_back({{"id", call.id}, {"name", call.name}, {"input", call.input.value()}});
     }
   } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
     json["toolCallId"] = result->tool_call_id;
