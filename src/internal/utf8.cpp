@@ -308,8 +308,20 @@ namespace lookup = utf8_lookup;
 constexpr __mmask8 kAllQwords = 0xFF;
 constexpr __mmask16 kAllDwords = 0xFFFF;
 
+// A byte in every position. The empty asm makes the value opaque, so the
+// compiler keeps it in a register across the loop instead of building it
+// again from a general register (two micro-ops) at every use, as g++ 12
+// does with _mm512_set1_epi8.
+AGENT_SESSION_AVX512 inline __m512i splat(char byte) {
+  __m512i v = _mm512_set1_epi8(byte);
+  __asm__("" : "+v"(v));
+  return v;
+}
+
 AGENT_SESSION_AVX512 inline __m512i table(const std::array<std::uint8_t, 16>& t) {
-  return _mm512_maskz_broadcast_i32x4(kAllDwords, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
+  __m512i v = _mm512_maskz_broadcast_i32x4(kAllDwords, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
+  __asm__("" : "+v"(v));  // as in splat
+  return v;
 }
 
 // `input` shifted right by N bytes across its four 16-byte lanes, the gap
@@ -321,41 +333,16 @@ AGENT_SESSION_AVX512 inline __m512i previous_bytes(__m512i input, __m512i previo
 }
 
 AGENT_SESSION_AVX512 inline __m512i high_nibbles(__m512i bytes) {
-  return _mm512_and_si512(_mm512_srli_epi16(bytes, 4), _mm512_set1_epi8(0x0F));
-}
-
-// Non-zero bytes where `input` (after `previous`) is not valid UTF-8.
-AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous) {
-  const __m512i prev1 = previous_bytes<1>(input, previous);
-  const __m512i first_high = _mm512_shuffle_epi8(table(lookup::kFirstHigh), high_nibbles(prev1));
-  const __m512i first_low = _mm512_shuffle_epi8(table(lookup::kFirstLow), _mm512_and_si512(prev1, _mm512_set1_epi8(0x0F)));
-  const __m512i second_high = _mm512_shuffle_epi8(table(lookup::kSecondHigh), high_nibbles(input));
-  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), _mm512_set1_epi8(lookup::kThirdByteBias));
-  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), _mm512_set1_epi8(lookup::kFourthByteBias));
-  const __m512i must_continue = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(static_cast<char>(0x80)));
-  // must_continue ^ (first_high & first_low & second_high): 0x78 is the
-  // truth table of a ^ (b & c) for VPTERNLOGD.
-  return _mm512_ternarylogic_epi32(must_continue, _mm512_and_si512(first_high, first_low), second_high, 0x78);
-}
-
-// Non-zero when the block ends inside a sequence (a lead byte in the last
-// three positions that needs more bytes than remain).
-AGENT_SESSION_AVX512 inline __m512i incomplete_end(__m512i input) {
-  alignas(64) static constexpr std::uint8_t kMax[64] = {
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
-  return _mm512_subs_epu8(input, _mm512_load_si512(kMax));
+  return _mm512_and_si512(_mm512_srli_epi16(bytes, 4), splat(0x0F));
 }
 
 // Continuation bytes (10______, below 0xC0 as signed bytes) and 4-byte
 // leads (11110___, at least 0xF0), a bit each.
 AGENT_SESSION_AVX512 inline std::uint64_t continuations(__m512i input) {
-  return _mm512_cmplt_epi8_mask(input, _mm512_set1_epi8(-64));
+  return _mm512_cmplt_epi8_mask(input, splat(-64));
 }
 AGENT_SESSION_AVX512 inline std::uint64_t four_byte_leads(__m512i input) {
-  return _mm512_cmpge_epu8_mask(input, _mm512_set1_epi8(static_cast<char>(0xF0)));
+  return _mm512_cmpge_epu8_mask(input, splat(static_cast<char>(0xF0)));
 }
 
 // UTF-16 units of valid UTF-8 `input` beyond one per byte (mod 2^64).
@@ -364,24 +351,87 @@ AGENT_SESSION_AVX512 inline std::uint64_t extra_units(__m512i input) {
          static_cast<std::uint64_t>(_mm_popcnt_u64(continuations(input)));
 }
 
-// kEscapeExtraUnits in two 64-byte halves, for VPERMT2B.
-AGENT_SESSION_AVX512 inline __m512i escape_table(std::size_t half) {
-  return _mm512_loadu_si512(kEscapeExtraUnits.data() + 64 * half);
+// Extra UTF-16 units of the escapes among the bytes of `input` in `valid`
+// (beyond one per byte): one for `\"` `\\` `\b` `\t` `\n` `\f` `\r`, five
+// for the other controls (`\u00xx`). Compares into masks, no lookups: the
+// shuffle unit is the validation's bottleneck.
+AGENT_SESSION_AVX512 inline std::uint64_t escape_units(__m512i input, std::uint64_t valid) {
+  const std::uint64_t control = _mm512_mask_cmplt_epu8_mask(valid, input, splat(0x20));
+  const std::uint64_t quote_or_backslash =
+      _mm512_cmpeq_epi8_mask(input, splat('"')) | _mm512_cmpeq_epi8_mask(input, splat('\\'));
+  if ((control | quote_or_backslash) == 0) return 0;  // the common case
+  // \b \t \n \f \r are 8..13 but for 11 (\v, a \u000b).
+  const std::uint64_t short_control =
+      _mm512_mask_cmplt_epu8_mask(control, _mm512_sub_epi8(input, splat(8)), splat(6)) &
+      ~_mm512_cmpeq_epi8_mask(input, splat(11));
+  return static_cast<std::uint64_t>(_mm_popcnt_u64(quote_or_backslash)) +
+         static_cast<std::uint64_t>(_mm_popcnt_u64(short_control)) +
+         5 * static_cast<std::uint64_t>(_mm_popcnt_u64(control & ~short_control));
 }
 
-// State carried from block to block.
-struct Blocks {
-  __m512i previous;             // the last block
-  __m512i previous_incomplete;  // non-zero: it ends inside a sequence
-  __m512i error;                // non-zero: invalid
-  __m512i escape_units;         // extra units of escapes, in eight sums
-  std::uint64_t units = 0;      // units beyond one per byte
+// The three lookups of the validation as 64-entry VPERMB tables, which
+// index with the low 6 bits of each byte and ignore the top two: a byte's
+// high nibble is then looked up from the word shifted right by 2 (the bits
+// of the next byte that slide in land in the ignored two), its low nibble
+// from the byte itself, without the AVX2 kernel's masking.
+template <bool kHighNibble>
+constexpr std::array<std::uint8_t, 64> widened(const std::array<std::uint8_t, 16>& table) {
+  std::array<std::uint8_t, 64> wide{};
+  for (std::size_t j = 0; j < wide.size(); ++j) wide[j] = table[kHighNibble ? j >> 2 : j & 15];
+  return wide;
+}
+constexpr auto kFirstHigh64 = widened<true>(lookup::kFirstHigh);
+constexpr auto kFirstLow64 = widened<false>(lookup::kFirstLow);
+constexpr auto kSecondHigh64 = widened<true>(lookup::kSecondHigh);
 
-  AGENT_SESSION_AVX512 Blocks()
-      : previous(_mm512_setzero_si512()),
-        previous_incomplete(_mm512_setzero_si512()),
-        error(_mm512_setzero_si512()),
-        escape_units(_mm512_setzero_si512()) {}
+AGENT_SESSION_AVX512 inline __m512i lookup64(const std::array<std::uint8_t, 64>& table, __m512i index) {
+  __m512i t = _mm512_loadu_si512(table.data());
+  __asm__("" : "+v"(t));  // as in splat
+  return _mm512_maskz_permutexvar_epi8(~std::uint64_t{0}, index, t);
+}
+
+// What one block of a string leaves for the next: the bytes (bits 0..2) of
+// the next block that must be continuations, and whether this block ends
+// inside a sequence (the next must then not be all ASCII).
+struct Carry {
+  std::uint64_t must_continue = 0;
+  std::uint64_t incomplete = 0;
+};
+
+// A bit for each byte of the non-ASCII block `input` (after `previous`,
+// which `carry` describes) that is not valid UTF-8. The two-byte patterns
+// come from the three lookups (as in the AVX2 kernel); which bytes must be
+// continuations comes from the 3- and 4-byte leads' masks shifted 2 and 3
+// bits, which saves the AVX2 kernel's two byte-shifts (VPALIGNR) on the
+// busy shuffle unit.
+AGENT_SESSION_AVX512 inline std::uint64_t error_bits(__m512i input, __m512i previous, Carry& carry,
+                                                    std::uint64_t non_ascii) {
+  const __m512i prev1 = previous_bytes<1>(input, previous);
+  const __m512i first_high = lookup64(kFirstHigh64, _mm512_srli_epi16(prev1, 2));
+  const __m512i first_low = lookup64(kFirstLow64, prev1);
+  const __m512i second_high = lookup64(kSecondHigh64, _mm512_srli_epi16(input, 2));
+  // first_high & first_low & second_high: 0x80 is the truth table of
+  // a & b & c for VPTERNLOGD.
+  const __m512i special_cases = _mm512_ternarylogic_epi32(first_high, first_low, second_high, 0x80);
+  const std::uint64_t two_continuations = _mm512_movepi8_mask(special_cases);  // lookup::kTwoContinuations
+  const std::uint64_t bad_pair = _mm512_test_epi8_mask(special_cases, splat(0x7F));
+  const std::uint64_t three_or_four = _mm512_cmpge_epu8_mask(input, splat(static_cast<char>(0xE0)));
+  const std::uint64_t four = four_byte_leads(input);
+  const std::uint64_t must_continue = (three_or_four << 2) | (four << 3) | carry.must_continue;
+  carry.must_continue = (three_or_four >> 62) | (four >> 61);
+  const std::uint64_t leads = non_ascii & ~continuations(input);
+  carry.incomplete = carry.must_continue | (leads >> 63);
+  return bad_pair | (two_continuations ^ must_continue);
+}
+
+// State carried from block to block of a long string.
+struct Blocks {
+  __m512i previous;
+  Carry carry;
+  std::uint64_t error = 0;  // non-zero: invalid
+  std::uint64_t units = 0;  // beyond one per byte (mod 2^64)
+
+  AGENT_SESSION_AVX512 Blocks() : previous(_mm512_setzero_si512()) {}
 
   // Takes the next 64 bytes, of which those in `valid` belong to the string
   // (the others are zero: ASCII, so they end any sequence, which makes a
@@ -390,39 +440,21 @@ struct Blocks {
     const std::uint64_t non_ascii = _mm512_movepi8_mask(input);
     if (non_ascii == 0) {
       // Only a sequence left open by the last block can be wrong.
-      error = _mm512_or_si512(error, previous_incomplete);
-      previous_incomplete = _mm512_setzero_si512();
+      error |= carry.incomplete;
+      carry = Carry{};
     } else {
-      error = _mm512_or_si512(error, errors(input, previous));
-      previous_incomplete = incomplete_end(input);
+      error |= error_bits(input, previous, carry, non_ascii);
       // A continuation byte adds no unit; a 4-byte lead a second one.
       units += extra_units(input);
     }
+    // Escapes are ASCII: a block of only non-ASCII text (CJK, emoji) has none.
+    if ((~non_ascii & valid) != 0) units += escape_units(input, valid);
     previous = input;
-    // Each ASCII byte's escape cost (low 7 bits index the 128-entry
-    // table), summed in eight 64-bit lanes.
-    const __m512i extra = _mm512_maskz_permutex2var_epi8(~non_ascii & valid, escape_table(0), input, escape_table(1));
-    escape_units = _mm512_add_epi64(escape_units, _mm512_sad_epu8(extra, _mm512_setzero_si512()));
-  }
-
-  // Units of the whole string of `size` bytes, or nullopt when invalid.
-  AGENT_SESSION_AVX512 std::optional<std::uint64_t> finish(std::size_t size) {
-    error = _mm512_or_si512(error, previous_incomplete);
-    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
-    return 2 + size + units + sum(escape_units);
-  }
-
-  // The sum of the eight 64-bit lanes of `v`.
-  AGENT_SESSION_AVX512 static std::uint64_t sum(__m512i v) {
-    const __m256i four = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(kAllQwords, v, 0),
-                                        _mm512_maskz_extracti64x4_epi64(kAllQwords, v, 1));
-    const __m128i two = _mm_add_epi64(_mm256_castsi256_si128(four), _mm256_extracti128_si256(four, 1));
-    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(two)) + static_cast<std::uint64_t>(_mm_extract_epi64(two, 1));
   }
 };
 
-// The first `count` (< 64) bytes at `data`, the rest zero, reading nothing
-// past them.
+// The first `count` (at most 64) bytes at `data`, the rest zero, reading
+// nothing past them.
 AGENT_SESSION_AVX512 inline __m512i load_prefix(const char* data, std::size_t count, std::uint64_t& valid) {
   valid = _bzhi_u64(~std::uint64_t{0}, static_cast<unsigned>(count));
   return _mm512_maskz_loadu_epi8(valid, data);
@@ -435,11 +467,14 @@ AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_
   std::size_t i = 0;
   for (; i + 64 <= size; i += 64) blocks.add(_mm512_loadu_si512(data + i), ~std::uint64_t{0});
   if (i < size) {
+    // The tail, or all of a short string (ids, keys, names): one masked
+    // load, no copy.
     std::uint64_t valid = 0;
     const __m512i input = load_prefix(data + i, size - i, valid);
     blocks.add(input, valid);
   }
-  return blocks.finish(size);
+  if ((blocks.error | blocks.carry.incomplete) != 0) return std::nullopt;
+  return 2 + size + blocks.units;
 }
 
 AGENT_SESSION_AVX512 std::uint64_t utf16_length(std::string_view text) noexcept {
