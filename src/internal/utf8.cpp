@@ -355,16 +355,19 @@ AGENT_SESSION_AVX512 inline std::uint64_t extra_units(__m512i input) {
 // (beyond one per byte): one for `\"` `\\` `\b` `\t` `\n` `\f` `\r`, five
 // for the other controls (`\u00xx`). Compares into masks, no lookups: the
 // shuffle unit is the validation's bottleneck.
-AGENT_SESSION_AVX512 inline std::uint64_t escape_units(__m512i input, std::uint64_t valid) {
+AGENT_SESSION_AVX512 inline std::uint64_t escape_units(__m512i input, __mmask64 valid) {
+  // Controls and `"` (0x22) in one compare: x ^ 2 maps 0x00..0x1F onto
+  // itself and 0x22 to 0x20, everything else above 0x20.
+  const __mmask64 control_or_quote =
+      _mm512_mask_cmple_epu8_mask(valid, _mm512_xor_si512(input, splat(2)), splat(0x20));
+  const __mmask64 backslash = _mm512_cmpeq_epi8_mask(input, splat('\\'));
+  if (_kortestz_mask64_u8(control_or_quote, backslash)) return 0;  // the common case, tested in mask registers
   const std::uint64_t control = _mm512_mask_cmplt_epu8_mask(valid, input, splat(0x20));
-  const std::uint64_t quote_or_backslash =
-      _mm512_cmpeq_epi8_mask(input, splat('"')) | _mm512_cmpeq_epi8_mask(input, splat('\\'));
-  if ((control | quote_or_backslash) == 0) return 0;  // the common case
   // \b \t \n \f \r are 8..13 but for 11 (\v, a \u000b).
   const std::uint64_t short_control =
       _mm512_mask_cmplt_epu8_mask(control, _mm512_sub_epi8(input, splat(8)), splat(6)) &
       ~_mm512_cmpeq_epi8_mask(input, splat(11));
-  return static_cast<std::uint64_t>(_mm_popcnt_u64(quote_or_backslash)) +
+  return static_cast<std::uint64_t>(_mm_popcnt_u64((control_or_quote & ~control) | backslash)) +
          static_cast<std::uint64_t>(_mm_popcnt_u64(short_control)) +
          5 * static_cast<std::uint64_t>(_mm_popcnt_u64(control & ~short_control));
 }
@@ -390,48 +393,65 @@ AGENT_SESSION_AVX512 inline __m512i lookup64(const std::array<std::uint8_t, 64>&
   return _mm512_maskz_permutexvar_epi8(~std::uint64_t{0}, index, t);
 }
 
-// What one block of a string leaves for the next: the bytes (bits 0..2) of
-// the next block that must be continuations, and whether this block ends
-// inside a sequence (the next must then not be all ASCII).
-struct Carry {
-  std::uint64_t must_continue = 0;
-  std::uint64_t incomplete = 0;
-};
+// UTF-16 units a byte starts, by its top six bits (VPERMB index): one for
+// ASCII, none for a continuation (10______), one for a 2- or 3-byte lead,
+// two (a surrogate pair) for a 4-byte lead (F5..FF are invalid anyway).
+constexpr std::array<std::uint8_t, 64> kUnits64 = [] {
+  std::array<std::uint8_t, 64> units{};
+  for (std::size_t j = 0; j < units.size(); ++j) units[j] = j < 32 ? 1 : j < 48 ? 0 : j < 60 ? 1 : 2;
+  return units;
+}();
 
-// A bit for each byte of the non-ASCII block `input` (after `previous`,
-// which `carry` describes) that is not valid UTF-8. The two-byte patterns
-// come from the three lookups (as in the AVX2 kernel); which bytes must be
-// continuations comes from the 3- and 4-byte leads' masks shifted 2 and 3
-// bits, which saves the AVX2 kernel's two byte-shifts (VPALIGNR) on the
-// busy shuffle unit.
-AGENT_SESSION_AVX512 inline std::uint64_t error_bits(__m512i input, __m512i previous, Carry& carry,
-                                                    std::uint64_t non_ascii) {
+// Non-zero bytes where the non-ASCII block `input` (after `previous`) is
+// not valid UTF-8: the AVX2 kernel's checks, with VPERMB lookups.
+AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous, __m512i input_top6) {
   const __m512i prev1 = previous_bytes<1>(input, previous);
   const __m512i first_high = lookup64(kFirstHigh64, _mm512_srli_epi16(prev1, 2));
   const __m512i first_low = lookup64(kFirstLow64, prev1);
-  const __m512i second_high = lookup64(kSecondHigh64, _mm512_srli_epi16(input, 2));
-  // first_high & first_low & second_high: 0x80 is the truth table of
-  // a & b & c for VPTERNLOGD.
-  const __m512i special_cases = _mm512_ternarylogic_epi32(first_high, first_low, second_high, 0x80);
-  const std::uint64_t two_continuations = _mm512_movepi8_mask(special_cases);  // lookup::kTwoContinuations
-  const std::uint64_t bad_pair = _mm512_test_epi8_mask(special_cases, splat(0x7F));
-  const std::uint64_t three_or_four = _mm512_cmpge_epu8_mask(input, splat(static_cast<char>(0xE0)));
-  const std::uint64_t four = four_byte_leads(input);
-  const std::uint64_t must_continue = (three_or_four << 2) | (four << 3) | carry.must_continue;
-  carry.must_continue = (three_or_four >> 62) | (four >> 61);
-  const std::uint64_t leads = non_ascii & ~continuations(input);
-  carry.incomplete = carry.must_continue | (leads >> 63);
-  return bad_pair | (two_continuations ^ must_continue);
+  const __m512i second_high = lookup64(kSecondHigh64, input_top6);
+  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), splat(lookup::kThirdByteBias));
+  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), splat(lookup::kFourthByteBias));
+  // must_continue = (third | fourth) & 0x80 (truth table 0xA8 of (a | b) & c).
+  const __m512i must_continue = _mm512_ternarylogic_epi32(third, fourth, splat(static_cast<char>(0x80)), 0xA8);
+  // must_continue ^ (first_high & first_low & second_high): 0x78 is the
+  // truth table of a ^ (b & c).
+  return _mm512_ternarylogic_epi32(must_continue, _mm512_and_si512(first_high, first_low), second_high, 0x78);
 }
 
-// State carried from block to block of a long string.
-struct Blocks {
-  __m512i previous;
-  Carry carry;
-  std::uint64_t error = 0;  // non-zero: invalid
-  std::uint64_t units = 0;  // beyond one per byte (mod 2^64)
+// Non-zero when the block ends inside a sequence (a lead byte in the last
+// three positions that needs more bytes than remain).
+AGENT_SESSION_AVX512 inline __m512i incomplete_end(__m512i input) {
+  alignas(64) static constexpr std::uint8_t kMax[64] = {
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
+  return _mm512_subs_epu8(input, _mm512_load_si512(kMax));
+}
 
-  AGENT_SESSION_AVX512 Blocks() : previous(_mm512_setzero_si512()) {}
+// The sum of the eight 64-bit lanes of `v`.
+AGENT_SESSION_AVX512 inline std::uint64_t sum(__m512i v) {
+  const __m256i four = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(kAllQwords, v, 0),
+                                        _mm512_maskz_extracti64x4_epi64(kAllQwords, v, 1));
+  const __m128i two = _mm_add_epi64(_mm256_castsi256_si128(four), _mm256_extracti128_si256(four, 1));
+  return static_cast<std::uint64_t>(_mm_cvtsi128_si64(two)) + static_cast<std::uint64_t>(_mm_extract_epi64(two, 1));
+}
+
+// State carried from block to block of a string. Validity and the units
+// of non-ASCII blocks stay in vector registers (the compares into masks
+// and their moves to general registers are what Zen 4 runs slowest).
+struct Blocks {
+  __m512i previous;             // the last block
+  __m512i previous_incomplete;  // non-zero: it ends inside a sequence
+  __m512i error;                // non-zero: invalid
+  __m512i vector_units;         // UTF-16 units of non-ASCII blocks, in eight sums
+  std::uint64_t units = 0;      // those of ASCII blocks, and escapes' extra ones
+
+  AGENT_SESSION_AVX512 Blocks()
+      : previous(_mm512_setzero_si512()),
+        previous_incomplete(_mm512_setzero_si512()),
+        error(_mm512_setzero_si512()),
+        vector_units(_mm512_setzero_si512()) {}
 
   // Takes the next 64 bytes, of which those in `valid` belong to the string
   // (the others are zero: ASCII, so they end any sequence, which makes a
@@ -439,17 +459,28 @@ struct Blocks {
   AGENT_SESSION_AVX512 void add(__m512i input, std::uint64_t valid) {
     const std::uint64_t non_ascii = _mm512_movepi8_mask(input);
     if (non_ascii == 0) {
-      // Only a sequence left open by the last block can be wrong.
-      error |= carry.incomplete;
-      carry = Carry{};
+      // One unit a byte; only a sequence left open by the last block can
+      // be wrong.
+      error = _mm512_or_si512(error, previous_incomplete);
+      previous_incomplete = _mm512_setzero_si512();
+      units += static_cast<std::uint64_t>(_mm_popcnt_u64(valid));
     } else {
-      error |= error_bits(input, previous, carry, non_ascii);
-      // A continuation byte adds no unit; a 4-byte lead a second one.
-      units += extra_units(input);
+      const __m512i top6 = _mm512_srli_epi16(input, 2);
+      error = _mm512_or_si512(error, errors(input, previous, top6));
+      previous_incomplete = incomplete_end(input);
+      const __m512i byte_units = _mm512_maskz_permutexvar_epi8(valid, top6, _mm512_loadu_si512(kUnits64.data()));
+      vector_units = _mm512_add_epi64(vector_units, _mm512_sad_epu8(byte_units, _mm512_setzero_si512()));
     }
     // Escapes are ASCII: a block of only non-ASCII text (CJK, emoji) has none.
     if ((~non_ascii & valid) != 0) units += escape_units(input, valid);
     previous = input;
+  }
+
+  // Units of the whole string, quotes included, or nullopt when invalid.
+  AGENT_SESSION_AVX512 std::optional<std::uint64_t> finish() {
+    error = _mm512_or_si512(error, previous_incomplete);
+    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
+    return 2 + units + sum(vector_units);
   }
 };
 
@@ -460,9 +491,27 @@ AGENT_SESSION_AVX512 inline __m512i load_prefix(const char* data, std::size_t co
   return _mm512_maskz_loadu_epi8(valid, data);
 }
 
+// A string of at most 64 bytes (ids, keys, names): one masked load, no
+// copy, and counts from masks, without the long strings' vector sums.
+AGENT_SESSION_AVX512 inline std::optional<std::uint64_t> short_json_string_units(const char* data, std::size_t size) {
+  std::uint64_t valid = 0;
+  const __m512i input = load_prefix(data, size, valid);
+  std::uint64_t units = 2 + size + escape_units(input, valid);
+  if (_mm512_movepi8_mask(input) != 0) {
+    // The zero padding ends any sequence, so a truncated one is an error;
+    // incomplete_end matters only when all 64 bytes are the string's.
+    const __m512i error =
+        _mm512_or_si512(errors(input, _mm512_setzero_si512(), _mm512_srli_epi16(input, 2)), incomplete_end(input));
+    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
+    units += extra_units(input);
+  }
+  return units;
+}
+
 AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
   const char* data = text.data();
   const std::size_t size = text.size();
+  if (size <= 64) return short_json_string_units(data, size);
   Blocks blocks;
   std::size_t i = 0;
   for (; i + 64 <= size; i += 64) blocks.add(_mm512_loadu_si512(data + i), ~std::uint64_t{0});
@@ -473,8 +522,7 @@ AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_
     const __m512i input = load_prefix(data + i, size - i, valid);
     blocks.add(input, valid);
   }
-  if ((blocks.error | blocks.carry.incomplete) != 0) return std::nullopt;
-  return 2 + size + blocks.units;
+  return blocks.finish();
 }
 
 AGENT_SESSION_AVX512 std::uint64_t utf16_length(std::string_view text) noexcept {
