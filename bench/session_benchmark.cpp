@@ -21,6 +21,7 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
+#include "internal/utf8.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -181,6 +182,59 @@ void load(benchmark::State& state, Profile profile, std::size_t count, bool from
   per_message_counters(state, count);
 }
 
+// The estimator's string kernels alone (internal/utf8.hpp), one kernel at
+// a time, on one string of a profile (whole characters: up to 3 bytes over
+// the size in the name): GB/s of input bytes.
+//   json_string_units/<kernel>/<profile>/<bytes>   utf16_length/<kernel>/<profile>/<bytes>
+std::string kernel_text(Profile profile, std::size_t bytes) {
+  std::string out;
+  const auto append = [&](char32_t c) {  // UTF-8 of c
+    if (c < 0x80) return out.push_back(static_cast<char>(c));
+    const int tail = c < 0x800 ? 1 : c < 0x10000 ? 2 : 3;
+    out.push_back(static_cast<char>((0xF0 << (3 - tail)) | (c >> (6 * tail))));
+    for (int k = tail - 1; k >= 0; --k) out.push_back(static_cast<char>(0x80 | ((c >> (6 * k)) & 0x3F)));
+  };
+  for (std::uint32_t i = 0; out.size() < bytes; ++i) {
+    const std::uint32_t r = i * 2654435761U >> 8;
+    if (profile == Profile::cjk) append(i % 16 == 15 ? U'\uFF0C' : 0x4E00 + r % 0x51A6);
+    if (profile == Profile::emoji) append(i % 3 == 0 ? U' ' : 0x1F300 + r % 0x300);
+    if (profile == Profile::ascii_prose) append(i % 6 == 5 ? U' ' : U'a' + r % 26);
+  }
+  return out;
+}
+
+void string_kernel(benchmark::State& state, bool json, internal::Utf8Kernel kernel, Profile profile, std::size_t bytes) {
+  if (!internal::kernel_supported(kernel)) return state.SkipWithError("this CPU cannot run this kernel");
+  const std::string text = kernel_text(profile, bytes);
+  const auto run = [&](internal::Utf8Kernel k) {
+    return json ? internal::json_string_units_with(k, text) : internal::utf16_length_with(k, text) + 2;
+  };
+  std::optional<std::uint64_t> units;
+  for (auto _ : state) {
+    units = run(kernel);
+    benchmark::DoNotOptimize(units);
+  }
+  if (units != run(internal::Utf8Kernel::scalar) || units != plain_utf16_length(text) + 2) {
+    return wrong_answer(state, "the " + std::string(internal::kernel_name(kernel)) + " kernel counts differently");
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+
+void register_string_kernel_benchmarks() {
+  for (const bool json : {true, false}) {
+    for (const internal::Utf8Kernel kernel : internal::kUtf8Kernels) {
+      for (const Profile profile : {Profile::ascii_prose, Profile::cjk, Profile::emoji}) {
+        for (const std::size_t bytes : {16, 1024, 65536}) {
+          const std::string name = std::string(json ? "json_string_units/" : "utf16_length/") +
+                                   std::string(internal::kernel_name(kernel)) + "/" +
+                                   std::string(profile_name(profile)) + "/" + std::to_string(bytes);
+          benchmark::RegisterBenchmark(name.c_str(), string_kernel, json, kernel, profile, bytes);
+        }
+      }
+    }
+  }
+}
+
 std::string name(std::string_view workload, Profile profile, std::size_t count) {
   return std::string(workload) + "/" + std::string(profile_name(profile)) + "/" + std::to_string(count);
 }
@@ -204,6 +258,7 @@ void register_benchmarks() {
       }
     }
   }
+  register_string_kernel_benchmarks();
 }
 
 // Takes `--name=value` out of argv (Google Benchmark rejects flags it does
