@@ -296,17 +296,18 @@ AGENT_SESSION_AVX2 std::uint64_t utf16_length(std::string_view text) noexcept {
 // ---- AVX-512: 64 bytes at a time ----------------------------------------
 
 // The AVX2 kernel's algorithm on 64-byte blocks, with what AVX-512 adds:
-// compares straight into 64-bit masks (counted with POPCNT), masked loads
-// (the tail and short strings need no copy: masked-off bytes read as zero
-// and never fault), and VPERMB's 64-byte table lookups, which give every
-// ASCII byte its escape cost at once instead of one escape at a time.
+// masked loads (the tail and short strings need no copy: masked-off bytes
+// read as zero and never fault), VPERMB's 64-entry lookups (no nibble
+// masking; one lookup gives every byte its UTF-16 units), compares into
+// 64-bit masks for escapes and short strings. Tuned on Zen 4, where moving
+// masks to general registers is slow: long strings keep validity and units
+// in vector registers and reduce them once at the end.
 namespace avx512 {
 namespace lookup = utf8_lookup;
 
 // (The maskz_ forms of the intrinsics below, with every lane on, dodge
 // g++ 12's -Wmaybe-uninitialized false positive in the plain forms.)
 constexpr __mmask8 kAllQwords = 0xFF;
-constexpr __mmask16 kAllDwords = 0xFFFF;
 
 // A byte in every position. The empty asm makes the value opaque, so the
 // compiler keeps it in a register across the loop instead of building it
@@ -318,22 +319,12 @@ AGENT_SESSION_AVX512 inline __m512i splat(char byte) {
   return v;
 }
 
-AGENT_SESSION_AVX512 inline __m512i table(const std::array<std::uint8_t, 16>& t) {
-  __m512i v = _mm512_maskz_broadcast_i32x4(kAllDwords, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
-  __asm__("" : "+v"(v));  // as in splat
-  return v;
-}
-
 // `input` shifted right by N bytes across its four 16-byte lanes, the gap
 // filled from the end of `previous`: VALIGNQ builds the lanes one back
 // (previous's last, input's first three), VPALIGNR takes N bytes of them.
 template <int N>
 AGENT_SESSION_AVX512 inline __m512i previous_bytes(__m512i input, __m512i previous) {
   return _mm512_alignr_epi8(input, _mm512_maskz_alignr_epi64(kAllQwords, input, previous, 6), 16 - N);
-}
-
-AGENT_SESSION_AVX512 inline __m512i high_nibbles(__m512i bytes) {
-  return _mm512_and_si512(_mm512_srli_epi16(bytes, 4), splat(0x0F));
 }
 
 // Continuation bytes (10______, below 0xC0 as signed bytes) and 4-byte
@@ -353,8 +344,8 @@ AGENT_SESSION_AVX512 inline std::uint64_t extra_units(__m512i input) {
 
 // Extra UTF-16 units of the escapes among the bytes of `input` in `valid`
 // (beyond one per byte): one for `\"` `\\` `\b` `\t` `\n` `\f` `\r`, five
-// for the other controls (`\u00xx`). Compares into masks, no lookups: the
-// shuffle unit is the validation's bottleneck.
+// for the other controls (`\u00xx`). Most blocks have none, which two
+// compares tell without moving a mask out of the mask registers.
 AGENT_SESSION_AVX512 inline std::uint64_t escape_units(__m512i input, __mmask64 valid) {
   // Controls and `"` (0x22) in one compare: x ^ 2 maps 0x00..0x1F onto
   // itself and 0x22 to 0x20, everything else above 0x20.
@@ -516,8 +507,7 @@ AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_
   std::size_t i = 0;
   for (; i + 64 <= size; i += 64) blocks.add(_mm512_loadu_si512(data + i), ~std::uint64_t{0});
   if (i < size) {
-    // The tail, or all of a short string (ids, keys, names): one masked
-    // load, no copy.
+    // The tail: one masked load, no copy.
     std::uint64_t valid = 0;
     const __m512i input = load_prefix(data + i, size - i, valid);
     blocks.add(input, valid);
