@@ -6,11 +6,14 @@
 // search through printf/strtod/strtold), or throw
 // ContextError(unserializable_message) naming the first message the
 // reference cannot print. to_canonical_json must print the reference's
-// bytes exactly, or throw SerializationError for the same messages.
+// bytes exactly, or throw SerializationError for the same messages. Every
+// string kernel of internal/utf8.hpp must agree with the reference on the
+// whole input as one string.
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
 
 #include "fuzz_support.hpp"
+#include "internal/utf8.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -385,11 +388,31 @@ void check_canonical(const Message& m, const std::optional<std::string>& expecte
   }
 }
 
+// Every string kernel (scalar, AVX2, AVX-512; one this CPU cannot run
+// falls back to the scalar one), not only the one the estimator picks, on
+// the raw input as one string: it crosses every block size, and its ends
+// fall anywhere inside a sequence.
+void check_kernels(std::string_view text) {
+  std::string literal;
+  const bool printable = put_string(literal, text);
+  for (const internal::Utf8Kernel kernel : internal::kUtf8Kernels) {
+    const std::string name(internal::kernel_name(kernel));
+    const auto units = internal::json_string_units_with(kernel, text);
+    FUZZ_CHECK(units.has_value() == printable, name + " kernel: validity differs: " + escaped(text));
+    if (!printable) continue;
+    FUZZ_CHECK(*units == *utf16_length(literal), name + " kernel: " + std::to_string(*units) + " units != reference " +
+                                                     std::to_string(*utf16_length(literal)) + ": " + escaped(text));
+    FUZZ_CHECK(internal::utf16_length_with(kernel, text) == *utf16_length(text),
+               name + " kernel: utf16_length differs: " + escaped(text));
+  }
+}
+
 }  // namespace
 }  // namespace agent_session::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace agent_session;
+  fuzz::check_kernels(std::string_view(reinterpret_cast<const char*>(data), size));
   FuzzedDataProvider in(data, size);
   std::vector<Message> messages(in.ConsumeIntegralInRange<std::size_t>(0, 8));
   for (auto& m : messages) m = fuzz::message(in);
