@@ -232,7 +232,8 @@ AGENT_SESSION_AVX2 inline std::uint32_t four_byte_leads(__m256i input) {
 AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& previous, __m256i& previous_incomplete,
                                                    __m256i& error, std::uint32_t valid, const unsigned char* bytes) {
   std::uint64_t units = 0;
-  if (mask(input) == 0) {
+  const std::uint32_t non_ascii = mask(input);
+  if (non_ascii == 0) {
     // All ASCII: every byte is one unit; only a pending lead can be wrong.
     error = _mm256_or_si256(error, previous_incomplete);
     units = static_cast<std::uint64_t>(_mm_popcnt_u32(valid));
@@ -244,11 +245,15 @@ AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& prev
             static_cast<std::uint64_t>(_mm_popcnt_u32(valid & four_byte_leads(input)));
   }
   previous = input;
-  const __m256i control = _mm256_cmpeq_epi8(_mm256_max_epu8(input, _mm256_set1_epi8(0x1F)), _mm256_set1_epi8(0x1F));
-  const __m256i quote_or_backslash =
-      _mm256_or_si256(_mm256_cmpeq_epi8(input, _mm256_set1_epi8('"')), _mm256_cmpeq_epi8(input, _mm256_set1_epi8('\\')));
-  for (std::uint32_t escapes = valid & mask(_mm256_or_si256(control, quote_or_backslash)); escapes != 0;
-       escapes &= escapes - 1) {
+  // Escapes are ASCII: a block of only non-ASCII text (CJK, emoji) has none.
+  if ((valid & ~non_ascii) == 0) return units;
+  // Controls and `"` (0x22) in one compare: x ^ 2 maps 0x00..0x1F onto
+  // itself and 0x22 to 0x20, everything else above 0x20.
+  const __m256i control_or_quote = _mm256_xor_si256(input, _mm256_set1_epi8(2));
+  const __m256i escape = _mm256_or_si256(
+      _mm256_cmpeq_epi8(_mm256_max_epu8(control_or_quote, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(0x20)),
+      _mm256_cmpeq_epi8(input, _mm256_set1_epi8('\\')));
+  for (std::uint32_t escapes = valid & mask(escape); escapes != 0; escapes &= escapes - 1) {
     units += kEscapeExtraUnits[bytes[_tzcnt_u32(escapes)]];
   }
   return units;
