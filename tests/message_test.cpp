@@ -122,6 +122,28 @@ TEST(CanonicalJson, NumbersAsEcmaScriptPrintsThem) {
   EXPECT_EQ(number(-1.5e300), "-1.5e+300");
 }
 
+// format_js_number prints integers below 2^53 and short decimals (at most
+// 15 significant digits, at most 8 after the point) without generating
+// shortest digits; these pin both sides of each of those fast paths.
+TEST(CanonicalJson, NumbersAtTheEdgesOfTheFastPaths) {
+  EXPECT_EQ(number(9007199254740991.0), "9007199254740991");
+  EXPECT_EQ(number(9007199254740992.0), "9007199254740992");
+  EXPECT_EQ(number(-9007199254740994.0), "-9007199254740994");
+  EXPECT_EQ(number(12.75), "12.75");
+  EXPECT_EQ(number(-0.5), "-0.5");
+  EXPECT_EQ(number(1.005), "1.005");
+  EXPECT_EQ(number(0.000001), "0.000001");
+  EXPECT_EQ(number(0.0000012), "0.0000012");
+  EXPECT_EQ(number(0.00000123), "0.00000123");
+  EXPECT_EQ(number(0.000000123), "1.23e-7");
+  EXPECT_EQ(number(0.12345678), "0.12345678");
+  EXPECT_EQ(number(0.123456789), "0.123456789");
+  EXPECT_EQ(number(12345678901234.5), "12345678901234.5");
+  EXPECT_EQ(number(123456789012345.6), "123456789012345.6");
+  EXPECT_EQ(number(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(number(1.0 / 3), "0.3333333333333333");
+}
+
 TEST(CanonicalJson, IntegerJsonValuesPrintAsDoubles) {
   // Values built in memory may hold nlohmann integers; JavaScript has
   // only doubles, so 2^53 + 1 prints as its nearest double.

@@ -67,55 +67,9 @@ void write_string(Sink& sink, std::string_view text) {
   }
 }
 
-// Decimal digits of an integral value 1 <= value < 1e21. Powers of ten up
-// to 1e21 are exact doubles, so every comparison is exact.
-int integer_digits(double value) noexcept {
-  int digits = 1;
-  for (double power = 10; digits < 21 && value >= power; power *= 10) ++digits;
-  return digits;
-}
-
-// The length Number::toString prints for a short decimal, found without
-// generating digits, or 0 when `magnitude` is not one. A short decimal is a
-// non-integral 1e-6 <= magnitude < 1e15 that equals m / 10^k for integers
-// m < 10^15 and k <= 8: then m·10^-k is its shortest round-trip form (two
-// different decimals of at most 15 significant digits never round to the
-// same double, DBL_DIG), so it prints as m's digits with a decimal point.
-// The check is exact: m and 10^k are exact doubles and IEEE division
-// rounds m / 10^k correctly, exactly as parsing "m e-k" would.
-int short_decimal_length(double magnitude) noexcept {
-  static constexpr double kPowers[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
-  if (!(magnitude >= 1e-6 && magnitude < 1e15)) return 0;
-  for (int k = 1; k <= 8; ++k) {
-    const double scaled = magnitude * kPowers[k];
-    if (scaled >= 1e15) return 0;
-    const double m = std::nearbyint(scaled);
-    if (m / kPowers[k] != magnitude) continue;
-    // digits(m) with the point k from the right: "ddd.ddd" or "0.000ddd".
-    const int digits = integer_digits(m);
-    return digits > k ? digits + 1 : 2 + k;
-  }
-  return 0;
-}
-
 template <class Sink>
 void write_number(Sink& sink, double value) {
   if (!std::isfinite(value)) throw SerializationError("number is not finite");
-  if constexpr (std::is_same_v<Sink, Utf16CountSink>) {
-    // An integral value below 1e21 prints as its integer digits, sign
-    // first (Number::toString pads the shortest digits with zeros up to
-    // the decimal point), so its length needs no digit generation.
-    const double magnitude = std::fabs(value);
-    const std::uint64_t sign = value < 0 ? 1 : 0;
-    if (magnitude < 1e21 && magnitude == std::trunc(magnitude)) {
-      sink.units += value == 0 ? 1 : static_cast<std::uint64_t>(integer_digits(magnitude)) + sign;
-      return;
-    }
-    if (const int length = short_decimal_length(magnitude); length > 0) {
-      sink.units += static_cast<std::uint64_t>(length) + sign;
-      return;
-    }
-  }
   char buffer[32];
   sink.ascii(format_js_number(value, buffer));
 }
@@ -200,21 +154,27 @@ void write_field(Sink& sink, std::string_view prefix_and_key, std::string_view t
   write_string(sink, text);
 }
 
+template <class Sink>
+void write_canonical_text(Sink& sink, const std::string& text) {
+  if constexpr (std::is_same_v<Sink, Utf16CountSink>) {
+    sink.units += utf16_length(text);  // valid UTF-8: it was printed by us
+  } else {
+    sink.utf8(text);
+  }
+}
+
 // An input is printed once, when it is built; here its text is copied or
 // counted. One that could not be printed is printed again from its value,
 // which throws the SerializationError its message must raise.
 template <class Sink>
 void write_input(Sink& sink, const ToolInput& input) {
   if (const auto& value = ToolInputAccess::unprintable(input)) {
-    write_value(sink, *value, kToolInputDepth);
+    std::string text;
+    append_canonical_value(text, *value, kToolInputDepth);
+    write_canonical_text(sink, text);
     return;
   }
-  const std::string& text = ToolInputAccess::canonical_json(input);
-  if constexpr (std::is_same_v<Sink, Utf16CountSink>) {
-    sink.units += utf16_length(text);
-  } else {
-    sink.utf8(text);
-  }
+  write_canonical_text(sink, ToolInputAccess::canonical_json(input));
 }
 
 template <class Sink>
@@ -235,12 +195,67 @@ void write_tool_calls(Sink& sink, const std::vector<ToolCall>& calls) {
 
 }  // namespace
 
+namespace {
+
+// A short decimal: a non-integral 1e-6 <= magnitude < 1e15 that equals
+// m / 10^k for integers m < 10^15 and 1 <= k <= 8 (the smallest such k, so
+// m has no trailing zero). Then m·10^-k is its shortest round-trip form:
+// two different decimals of at most 15 significant digits never round to
+// the same double (DBL_DIG). The check is exact: m and 10^k are exact
+// doubles and IEEE division rounds m / 10^k correctly, exactly as parsing
+// "m e-k" would. Most decimals in real data are short (prices, 0.5, 12.75)
+// and print without digit generation.
+struct ShortDecimal {
+  std::uint64_t m;
+  int k;
+};
+
+std::optional<ShortDecimal> short_decimal(double magnitude) noexcept {
+  static constexpr double kPowers[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+  if (!(magnitude >= 1e-6 && magnitude < 1e15)) return std::nullopt;
+  for (int k = 1; k <= 8; ++k) {
+    const double scaled = magnitude * kPowers[k];
+    if (scaled >= 1e15) return std::nullopt;
+    const double m = std::nearbyint(scaled);
+    if (m / kPowers[k] == magnitude) return ShortDecimal{static_cast<std::uint64_t>(m), k};
+  }
+  return std::nullopt;
+}
+
+// m's digits with the point k digits from the right: "ddd.ddd" or "0.00ddd".
+char* put_short_decimal(char* out, ShortDecimal decimal) noexcept {
+  char digits[20];
+  const int n = static_cast<int>(std::to_chars(digits, digits + sizeof digits, decimal.m).ptr - digits);
+  const int k = decimal.k;
+  if (n > k) {
+    out = std::copy(digits, digits + n - k, out);
+    *out++ = '.';
+    return std::copy(digits + n - k, digits + n, out);
+  }
+  *out++ = '0';
+  *out++ = '.';
+  out = std::fill_n(out, k - n, '0');
+  return std::copy(digits, digits + n, out);
+}
+
+}  // namespace
+
 std::string_view format_js_number(double value, char* buffer) noexcept {
   if (value == 0) return "0";  // both zeros, as Number::toString prints -0
   char* out = buffer;
   if (value < 0) {
     *out++ = '-';
     value = -value;
+  }
+  const auto printed = [&] { return std::string_view(buffer, static_cast<std::size_t>(out - buffer)); };
+  // An integer below 2^53 is exact: its digits are the shortest form.
+  if (value < 0x1p53 && value == std::trunc(value)) {
+    out = std::to_chars(out, out + 20, static_cast<std::uint64_t>(value)).ptr;
+    return printed();
+  }
+  if (const auto decimal = short_decimal(value)) {
+    out = put_short_decimal(out, *decimal);
+    return printed();
   }
   // Shortest round-trip digits d[.ddd]e±X, as ECMAScript requires.
   char scientific[32];
@@ -282,7 +297,7 @@ std::string_view format_js_number(double value, char* buffer) noexcept {
     *out++ = n - 1 >= 0 ? '+' : '-';
     out = std::to_chars(out, out + 8, n - 1 >= 0 ? n - 1 : 1 - n).ptr;
   }
-  return {buffer, static_cast<std::size_t>(out - buffer)};
+  return printed();
 }
 
 bool is_array_index(std::string_view key) noexcept {
@@ -294,6 +309,16 @@ bool is_array_index(std::string_view key) noexcept {
     value = value * 10 + static_cast<std::uint64_t>(c - '0');
   }
   return value <= 4294967294ULL;
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  StringSink sink{out};
+  write_string(sink, text);
+}
+
+void append_json_number(std::string& out, double value) {
+  StringSink sink{out};
+  write_number(sink, value);
 }
 
 void append_canonical_value(std::string& out, const Json& value, int depth) {
