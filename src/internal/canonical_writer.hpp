@@ -56,6 +56,13 @@ struct ToolInputAccess {
 // level `depth` (for the depth limit), to `out`. Throws SerializationError.
 void append_canonical_value(std::string& out, const Json& value, int depth);
 
+// Append one canonical JSON string literal (escaped as JSON.stringify
+// escapes) or number (as Number::toString prints it) to `out`: the pieces
+// of a canonical text for writers that walk other trees than Json.
+// Throw SerializationError for invalid UTF-8 or a non-finite number.
+void append_json_string(std::string& out, std::string_view text);
+void append_json_number(std::string& out, double value);
+
 // Writes the canonical line of `message` (no newline) into `sink`.
 // Throws SerializationError. Defined for StringSink and Utf16CountSink.
 template <class Sink>

@@ -1,0 +1,90 @@
+#include "internal/canonical_element.hpp"
+
+#include "internal/canonical_writer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace agent_session::internal {
+namespace {
+
+namespace dom = simdjson::dom;
+
+// Tool inputs have a handful of keys: comparing each with those before it
+// costs less than sorting them, up to about this many.
+constexpr std::size_t kFewKeys = 16;
+
+bool has_index_or_repeated_key(dom::object object) {
+  if (object.size() <= kFewKeys) {
+    std::array<std::string_view, kFewKeys> seen;
+    std::size_t count = 0;
+    for (dom::key_value_pair field : object) {
+      if (is_array_index(field.key)) return true;
+      if (std::find(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(count), field.key) !=
+          seen.begin() + static_cast<std::ptrdiff_t>(count)) {
+        return true;
+      }
+      seen[count++] = field.key;
+    }
+    return false;
+  }
+  std::vector<std::string_view> keys;
+  keys.reserve(object.size());
+  for (dom::key_value_pair field : object) {
+    if (is_array_index(field.key)) return true;
+    keys.push_back(field.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+}
+
+bool append_object(std::string& out, dom::object object) {
+  if (has_index_or_repeated_key(object)) return false;
+  out.push_back('{');
+  bool first = true;
+  for (dom::key_value_pair field : object) {
+    if (!first) out.push_back(',');
+    first = false;
+    append_json_string(out, field.key);
+    out.push_back(':');
+    if (!append_canonical_element(out, field.value)) return false;
+  }
+  out.push_back('}');
+  return true;
+}
+
+bool append_array(std::string& out, dom::array array) {
+  out.push_back('[');
+  bool first = true;
+  for (dom::element element : array) {
+    if (!first) out.push_back(',');
+    first = false;
+    if (!append_canonical_element(out, element)) return false;
+  }
+  out.push_back(']');
+  return true;
+}
+
+}  // namespace
+
+// Recursion is bounded by the parser's maximum depth (kMaxNestingDepth).
+bool append_canonical_element(std::string& out, dom::element element) {
+  switch (element.type()) {
+    case dom::element_type::OBJECT: return append_object(out, dom::object(element));
+    case dom::element_type::ARRAY: return append_array(out, dom::array(element));
+    case dom::element_type::STRING: append_json_string(out, std::string_view(element)); return true;
+    // Every JSON number is a double (decisions §4), an integer rounded to
+    // one as parse_json_line rounds it.
+    case dom::element_type::INT64: append_json_number(out, static_cast<double>(std::int64_t(element))); return true;
+    case dom::element_type::UINT64: append_json_number(out, static_cast<double>(std::uint64_t(element))); return true;
+    case dom::element_type::DOUBLE: append_json_number(out, double(element)); return true;
+    case dom::element_type::BOOL: out += bool(element) ? "true" : "false"; return true;
+    case dom::element_type::NULL_VALUE: out += "null"; return true;
+  }
+  return false;  // a type simdjson does not have today: the Json route decides
+}
+
+}  // namespace agent_session::internal
