@@ -1,5 +1,6 @@
 #include "agent_session/session.hpp"
 
+#include "internal/fast_json_line.hpp"
 #include "internal/json_line.hpp"
 #include "internal/posix_file.hpp"
 #include "internal/record.hpp"
@@ -58,32 +59,94 @@ SessionError::SessionError(SessionErrorKind kind, std::size_t line, const std::s
 
 namespace {
 
-// Loads `bytes`; `from_file` adds the repair hint to the error for a torn
+// Turns lines into messages in order, whether the input comes whole (from
+// memory) or a piece of the file at a time, counting physical lines
+// (decisions §2). `from_file` adds the repair hint to the error for a torn
 // last line (on standard input there is no file to repair).
-std::vector<Message> load_bytes(std::string_view bytes, bool from_file) {
-  std::vector<Message> messages;
+class LineLoader {
+ public:
+  explicit LineLoader(bool from_file) : from_file_(from_file) {}
+
+  // Loads every line of `text`: each ends with `\n` but the last, which may
+  // end with the input. `readable_after`: how many bytes past the end of
+  // `text` may be read (the fast path reads a little past each line).
+  void load(std::string_view text, std::size_t readable_after) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+      ++line_number_;
+      const void* newline = std::memchr(text.data() + start, '\n', text.size() - start);
+      const std::size_t end =
+          newline == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(newline) - text.data());
+      // Only a line of zero bytes is skipped; it still counts (decisions §2).
+      if (end > start) load_line_at(text.substr(start, end - start), text.size() - end + readable_after, newline != nullptr);
+      start = end + 1;
+    }
+  }
+
   // One message per line at most: reserving spares the regrowth copies and
   // the up-to-2x slack of a doubling vector (peak memory, issue 6).
-  messages.reserve(static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')) + 1);
-  std::size_t line_number = 0;
-  std::size_t start = 0;
-  while (start < bytes.size()) {
-    ++line_number;
-    const void* newline = std::memchr(bytes.data() + start, '\n', bytes.size() - start);
-    const std::size_t end =
-        newline == nullptr ? bytes.size() : static_cast<std::size_t>(static_cast<const char*>(newline) - bytes.data());
-    // Only a line of zero bytes is skipped; it still counts (decisions §2).
-    if (end > start) {
+  void reserve(std::size_t lines) { messages_.reserve(lines); }
+  std::vector<Message> take() { return std::move(messages_); }
+
+ private:
+  void load_line_at(std::string_view line, std::size_t readable_after, bool terminated) {
+    // simdjson answers the lines it is sure of; load_line gives every other
+    // answer, errors included, so their texts are parse_json_line's.
+    std::optional<Message> message = fast_lines_.message(line, readable_after);
+    if (!message) {
       try {
-        messages.push_back(load_line(bytes.substr(start, end - start), line_number));
+        message = load_line(line, line_number_);
       } catch (const SessionError& error) {
-        if (!from_file || newline != nullptr) throw;
-        throw SessionError(error.kind(), line_number, with_torn_tail_hint(error));
+        if (!from_file_ || terminated) throw;
+        throw SessionError(error.kind(), line_number_, with_torn_tail_hint(error));
       }
     }
-    start = end + 1;
+    messages_.push_back(std::move(*message));
   }
-  return messages;
+
+  internal::FastJsonLine fast_lines_;
+  std::vector<Message> messages_;
+  std::size_t line_number_ = 0;
+  bool from_file_;
+};
+
+std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// Reads the file a piece at a time into one buffer, loading its whole lines
+// as they arrive: the file is never held whole next to its messages (peak
+// memory, issue 6), and the buffer stays in cache. A line longer than the
+// buffer grows it. The buffer keeps the fast path's padding past its end.
+std::vector<Message> load_file(internal::SharedReadFile& file) {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  LineLoader loader(/*from_file=*/true);
+  std::size_t capacity = kPiece;
+  std::string buffer(capacity + internal::kFastJsonLinePadding, ' ');
+  std::size_t filled = 0;  // bytes of a line not yet complete, at the front
+  bool reserved = false;
+  for (;;) {
+    if (filled == capacity) {
+      capacity *= 2;
+      buffer.resize(capacity + internal::kFastJsonLinePadding, ' ');
+    }
+    const std::size_t got = file.read_some(buffer.data() + filled, capacity - filled);
+    if (got == 0) break;
+    const std::size_t newline = std::string_view(buffer.data() + filled, got).rfind('\n');
+    filled += got;
+    if (newline == std::string_view::npos) continue;
+    const std::size_t complete = filled - got + newline + 1;
+    const std::string_view lines(buffer.data(), complete);
+    if (!reserved) {
+      // Lines per byte of the first piece, times the file's size.
+      const double lines_per_byte = static_cast<double>(count_lines(lines)) / static_cast<double>(complete);
+      loader.reserve(static_cast<std::size_t>(lines_per_byte * 1.05 * static_cast<double>(file.size_when_opened())) + 1);
+      reserved = true;
+    }
+    loader.load(lines, buffer.size() - complete);
+    std::memmove(buffer.data(), buffer.data() + complete, filled - complete);
+    filled -= complete;
+  }
+  loader.load(std::string_view(buffer.data(), filled), buffer.size() - filled);  // a last line without `\n`
+  return loader.take();
 }
 
 // The torn-tail guard of append_session: returns what must precede the
@@ -106,12 +169,17 @@ std::string_view separator_before_append(const internal::LockedFile& file) {
 
 }  // namespace
 
-std::vector<Message> load_session_from_memory(std::string_view bytes) { return load_bytes(bytes, false); }
+std::vector<Message> load_session_from_memory(std::string_view bytes) {
+  LineLoader loader(/*from_file=*/false);
+  loader.reserve(count_lines(bytes) + 1);
+  loader.load(bytes, 0);
+  return loader.take();
+}
 
 std::vector<Message> load_session(const std::filesystem::path& path) {
-  std::optional<std::string> bytes = internal::read_file_if_exists(path);
-  if (!bytes) return {};  // ENOENT: no session yet, not a corrupt one
-  return load_bytes(*bytes, true);
+  std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
+  if (!file) return {};  // ENOENT: no session yet, not a corrupt one
+  return load_file(*file);
 }
 
 void append_session(const std::filesystem::path& path, const Message& message, const AppendOptions& options) {

@@ -9,7 +9,7 @@ set -euo pipefail
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-2}
 work=$PWD/build-fuzz-ci
-targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate)
+targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate fuzz_fast_json_line)
 rm -rf "$work"
 mkdir -p "$work/out" "$work/artifacts" "$work/corpus"
 

@@ -9,11 +9,10 @@
 
 namespace agent_session::internal {
 namespace {
-
 using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map's base
+}  // namespace
 
-// JavaScript enumerates array-index keys first, ascending; rebuilding is
-// needed only for the rare object that holds one.
+// Rebuilding is needed only for the rare object that holds an index key.
 void put_in_javascript_order(Json& object) {
   auto& members = static_cast<Members&>(*object.get_ptr<Json::object_t*>());
   const auto is_index = [](const auto& member) { return is_array_index(member.first); };
@@ -31,6 +30,8 @@ void put_in_javascript_order(Json& object) {
   }
   members.swap(ordered);
 }
+
+namespace {
 
 // Builds the DOM from nlohmann's SAX events, applying the JavaScript and
 // decisions §3 rules the lexer alone does not.

@@ -23,6 +23,10 @@ namespace agent_session::internal {
 // that overflow a double and nesting deeper than 512 levels are errors.
 std::variant<Json, std::string> parse_json_line(std::string_view line);
 
+// Puts `object`'s members in JavaScript's property order: array-index keys
+// first, ascending, then the others in insertion order.
+void put_in_javascript_order(Json& object);
+
 // `bytes` made safe to quote in a one-line error: printable ASCII and valid
 // UTF-8 stay, everything else becomes `\xNN`; cut to about `limit` bytes.
 std::string printable_excerpt(std::string_view bytes, std::size_t limit);

@@ -115,6 +115,12 @@ std::pair<int, bool> open_or_create(const std::filesystem::path& path, int flags
 }  // namespace
 
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path) {
+  std::optional<SharedReadFile> file = SharedReadFile::open_if_exists(path);
+  if (!file) return std::nullopt;
+  return file->read_rest();
+}
+
+std::optional<SharedReadFile> SharedReadFile::open_if_exists(const std::filesystem::path& path) {
   Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
@@ -126,8 +132,29 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
   // cannot lock still loads, as before locks existed: the lock only keeps
   // an append in progress out of sight.
   if (S_ISREG(info.st_mode)) lock_shared_if_supported(file.get(), path);
-  return read_to_end(file.get(), S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0, path);
+  const std::uint64_t size = S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
+  return SharedReadFile(file.release(), path, size);
 }
+
+SharedReadFile::SharedReadFile(int fd, std::filesystem::path path, std::uint64_t size)
+    : fd_(fd), path_(std::move(path)), size_(size) {}
+
+SharedReadFile::SharedReadFile(SharedReadFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), size_(other.size_) {}
+
+SharedReadFile::~SharedReadFile() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+std::size_t SharedReadFile::read_some(char* buffer, std::size_t size) {
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer, size);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR) throw_errno("cannot read session", path_);
+  }
+}
+
+std::string SharedReadFile::read_rest() { return read_to_end(fd_, static_cast<std::size_t>(size_), path_); }
 
 LockedFile::LockedFile(int fd, std::filesystem::path path, bool created)
     : fd_(fd), path_(std::move(path)), created_(created) {}

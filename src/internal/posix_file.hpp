@@ -18,6 +18,37 @@ namespace agent_session::internal {
 // Any other failure throws std::system_error carrying its errno.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
+// A file open for reading, locked as read_file_if_exists locks it, for a
+// reader that takes it piece by piece rather than whole (the loader: its
+// peak memory, issue 6). The lock is held until destruction.
+class SharedReadFile {
+ public:
+  // nullopt when `path` does not exist (ENOENT only). Throws
+  // std::system_error for any other failure.
+  static std::optional<SharedReadFile> open_if_exists(const std::filesystem::path& path);
+
+  SharedReadFile(SharedReadFile&& other) noexcept;
+  SharedReadFile& operator=(SharedReadFile&&) = delete;
+  SharedReadFile(const SharedReadFile&) = delete;
+  SharedReadFile& operator=(const SharedReadFile&) = delete;
+  ~SharedReadFile();
+
+  // Bytes in a regular file when opened; 0 for a pipe or a device.
+  std::uint64_t size_when_opened() const { return size_; }
+  // Reads up to `size` bytes into `buffer`: how many, 0 only at the end.
+  // Throws std::system_error.
+  std::size_t read_some(char* buffer, std::size_t size);
+  // The rest of the file. Throws std::system_error.
+  std::string read_rest();
+
+ private:
+  SharedReadFile(int fd, std::filesystem::path path, std::uint64_t size);
+
+  int fd_;
+  std::filesystem::path path_;
+  std::uint64_t size_;
+};
+
 // A session file held under an exclusive flock(2) from construction to
 // destruction (closing the descriptor releases the lock, also when the
 // process dies). While it lives, no other locked writer or reader touches
