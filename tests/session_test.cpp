@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -81,6 +82,44 @@ TEST_F(SessionFile, CorruptLineInAFileIsReportedWithItsPhysicalLine) {
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_record);
   EXPECT_EQ(error.line(), 3u);
   EXPECT_EQ(std::string(error.what()), "invalid session record at line 3: unknown role");
+}
+
+// load_session reads a file a piece (1 MiB) at a time: lines that straddle
+// pieces, a line longer than a piece, empty lines and an unterminated last
+// line must load as the same bytes in memory do, with the same line numbers.
+std::string multi_piece_session() {
+  std::string bytes;
+  for (int i = 0; bytes.size() < (std::size_t{3} << 20); ++i) {
+    bytes += R"({"role":"user","content":")" + std::string(static_cast<std::size_t>(i * 37 % 5000), 'a' + i % 26) + "\"}\n";
+    if (i % 100 == 0) bytes += "\n";
+    if (i == 500) bytes += R"({"role":"tool","content":")" + std::string(std::size_t{5} << 20, 'x') + R"(","toolCallId":"c","isError":true})" "\n";
+  }
+  return bytes;
+}
+
+TEST_F(SessionFile, FilesLargerThanTheReadPieceLoadAsTheirBytesDo) {
+  const std::string bytes = multi_piece_session() + R"({"role":"user","content":"last, no newline"})";
+  write(path("s.jsonl"), bytes);
+  const std::vector<Message> loaded = load_session(path("s.jsonl"));
+  EXPECT_EQ(loaded, load_session_from_memory(bytes));
+  ASSERT_FALSE(loaded.empty());
+  EXPECT_EQ(loaded.back(), Message(UserMessage{"last, no newline"}));
+}
+
+TEST_F(SessionFile, ErrorsPastTheFirstPieceKeepTheirPhysicalLine) {
+  const std::string good = multi_piece_session();
+  const std::size_t lines = static_cast<std::size_t>(std::count(good.begin(), good.end(), '\n'));
+  for (const std::string& tail : {std::string("{\"role\":\"nope\",\"content\":\"\"}\n"), std::string("{\"role\":\"us")}) {
+    write(path("s.jsonl"), good + tail);
+    const SessionError error = thrown<SessionError>([&] { load_session(path("s.jsonl")); });
+    const SessionError in_memory = thrown<SessionError>([&] { load_session_from_memory(good + tail); });
+    EXPECT_EQ(error.line(), lines + 1);
+    EXPECT_EQ(error.line(), in_memory.line());
+    // An unterminated bad last line gets the repair hint from a file only.
+    const std::string what = error.what();
+    EXPECT_EQ(what.rfind(in_memory.what(), 0), 0u) << what;
+    EXPECT_EQ(what.find("agent-session repair") != std::string::npos, tail.back() != '\n') << what;
+  }
 }
 
 TEST(LoadSessionFromMemory, JsonErrorCarriesKindLineAndSpecText) {
