@@ -314,13 +314,15 @@ namespace lookup = utf8_lookup;
 // g++ 12's -Wmaybe-uninitialized false positive in the plain forms.)
 constexpr __mmask8 kAllQwords = 0xFF;
 
-// A byte in every position. The empty asm makes the value opaque, so the
-// compiler keeps it in a register across the loop instead of building it
-// again from a general register (two micro-ops) at every use, as g++ 12
-// does with _mm512_set1_epi8.
-AGENT_SESSION_AVX512 inline __m512i splat(char byte) {
-  __m512i v = _mm512_set1_epi8(byte);
-  __asm__("" : "+v"(v));
+// Every byte `kByte`, broadcast from memory by an instruction the compiler
+// cannot replace: left to itself, g++ 12 builds each such constant from a
+// general register (two micro-ops, then a transfer) at every use inside
+// the loop, or at every call when hoisted, which costs more than a load.
+template <char kByte>
+AGENT_SESSION_AVX512 inline __m512i splat() {
+  alignas(4) static constexpr char kBytes[4] = {kByte, kByte, kByte, kByte};
+  __m512i v;
+  __asm__("vpbroadcastd %1, %0" : "=v"(v) : "m"(kBytes));
   return v;
 }
 
@@ -335,10 +337,10 @@ AGENT_SESSION_AVX512 inline __m512i previous_bytes(__m512i input, __m512i previo
 // Continuation bytes (10______, below 0xC0 as signed bytes) and 4-byte
 // leads (11110___, at least 0xF0), a bit each.
 AGENT_SESSION_AVX512 inline std::uint64_t continuations(__m512i input) {
-  return _mm512_cmplt_epi8_mask(input, splat(-64));
+  return _mm512_cmplt_epi8_mask(input, splat<-64>());
 }
 AGENT_SESSION_AVX512 inline std::uint64_t four_byte_leads(__m512i input) {
-  return _mm512_cmpge_epu8_mask(input, splat(static_cast<char>(0xF0)));
+  return _mm512_cmpge_epu8_mask(input, splat<static_cast<char>(0xF0)>());
 }
 
 // UTF-16 units of valid UTF-8 `input` beyond one per byte (mod 2^64).
@@ -355,14 +357,14 @@ AGENT_SESSION_AVX512 inline std::uint64_t escape_units(__m512i input, __mmask64 
   // Controls and `"` (0x22) in one compare: x ^ 2 maps 0x00..0x1F onto
   // itself and 0x22 to 0x20, everything else above 0x20.
   const __mmask64 control_or_quote =
-      _mm512_mask_cmple_epu8_mask(valid, _mm512_xor_si512(input, splat(2)), splat(0x20));
-  const __mmask64 backslash = _mm512_cmpeq_epi8_mask(input, splat('\\'));
+      _mm512_mask_cmple_epu8_mask(valid, _mm512_xor_si512(input, splat<2>()), splat<0x20>());
+  const __mmask64 backslash = _mm512_cmpeq_epi8_mask(input, splat<'\\'>());
   if (_kortestz_mask64_u8(control_or_quote, backslash)) return 0;  // the common case, tested in mask registers
-  const std::uint64_t control = _mm512_mask_cmplt_epu8_mask(valid, input, splat(0x20));
+  const std::uint64_t control = _mm512_mask_cmplt_epu8_mask(valid, input, _mm512_set1_epi8(0x20));
   // \b \t \n \f \r are 8..13 but for 11 (\v, a \u000b).
   const std::uint64_t short_control =
-      _mm512_mask_cmplt_epu8_mask(control, _mm512_sub_epi8(input, splat(8)), splat(6)) &
-      ~_mm512_cmpeq_epi8_mask(input, splat(11));
+      _mm512_mask_cmplt_epu8_mask(control, _mm512_sub_epi8(input, _mm512_set1_epi8(8)), _mm512_set1_epi8(6)) &
+      ~_mm512_cmpeq_epi8_mask(input, _mm512_set1_epi8(11));
   return static_cast<std::uint64_t>(_mm_popcnt_u64((control_or_quote & ~control) | backslash)) +
          static_cast<std::uint64_t>(_mm_popcnt_u64(short_control)) +
          5 * static_cast<std::uint64_t>(_mm_popcnt_u64(control & ~short_control));
@@ -385,7 +387,7 @@ constexpr auto kSecondHigh64 = widened<true>(lookup::kSecondHigh);
 
 AGENT_SESSION_AVX512 inline __m512i lookup64(const std::array<std::uint8_t, 64>& table, __m512i index) {
   __m512i t = _mm512_loadu_si512(table.data());
-  __asm__("" : "+v"(t));  // as in splat
+  __asm__("" : "+v"(t));  // loaded once, kept in a register (see splat)
   return _mm512_maskz_permutexvar_epi8(~std::uint64_t{0}, index, t);
 }
 
@@ -405,10 +407,10 @@ AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous, __m5
   const __m512i first_high = lookup64(kFirstHigh64, _mm512_srli_epi16(prev1, 2));
   const __m512i first_low = lookup64(kFirstLow64, prev1);
   const __m512i second_high = lookup64(kSecondHigh64, input_top6);
-  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), splat(lookup::kThirdByteBias));
-  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), splat(lookup::kFourthByteBias));
+  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), splat<static_cast<char>(lookup::kThirdByteBias)>());
+  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), splat<static_cast<char>(lookup::kFourthByteBias)>());
   // must_continue = (third | fourth) & 0x80 (truth table 0xA8 of (a | b) & c).
-  const __m512i must_continue = _mm512_ternarylogic_epi32(third, fourth, splat(static_cast<char>(0x80)), 0xA8);
+  const __m512i must_continue = _mm512_ternarylogic_epi32(third, fourth, splat<static_cast<char>(0x80)>(), 0xA8);
   // must_continue ^ (first_high & first_low & second_high): 0x78 is the
   // truth table of a ^ (b & c).
   return _mm512_ternarylogic_epi32(must_continue, _mm512_and_si512(first_high, first_low), second_high, 0x78);
