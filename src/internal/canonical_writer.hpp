@@ -50,6 +50,13 @@ inline constexpr int kToolInputDepth = 4;
 struct ToolInputAccess {
   static const std::string& canonical_json(const ToolInput& input) noexcept { return input.canonical_json_; }
   static const std::optional<Json>& unprintable(const ToolInput& input) noexcept { return input.unprintable_; }
+  // `text` must be canonical JSON text this library printed (for the
+  // loader, which prints inputs straight from simdjson's tape).
+  static ToolInput from_canonical_json(std::string text) {
+    ToolInput input;
+    input.canonical_json_ = std::move(text);
+    return input;
+  }
 };
 
 // Appends the canonical JSON text of `value`, an array or object at nesting
