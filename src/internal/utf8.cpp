@@ -54,6 +54,10 @@ constexpr std::array<std::uint8_t, 128> kEscapeExtraUnits = [] {
 
 // ---- Scalar: 8 bytes at a time ------------------------------------------
 
+// The kernels return json_string_units_or_zero's answers: 0 for invalid
+// UTF-8 (a literal has at least its two quotes).
+constexpr std::uint64_t kInvalid = 0;
+
 // The portable kernel. Plain ASCII words (the bulk of most text) cost one
 // test per 8 bytes; anything else goes one character at a time.
 // True when none of the 8 bytes of `word` is non-ASCII, a control, `"` or
@@ -67,7 +71,7 @@ constexpr bool plain_ascii_word(std::uint64_t word) noexcept {
   return ((word & kHigh) | below(word, 0x20) | below(word ^ (kOnes * '"'), 1) | below(word ^ (kOnes * '\\'), 1)) == 0;
 }
 
-std::optional<std::uint64_t> json_string_units_scalar(std::string_view text) noexcept {
+std::uint64_t json_string_units_scalar(std::string_view text) noexcept {
   std::uint64_t units = 2;  // the quotes
   std::size_t i = 0;
   while (i < text.size()) {
@@ -83,7 +87,7 @@ std::optional<std::uint64_t> json_string_units_scalar(std::string_view text) noe
       continue;
     }
     const std::size_t length = utf8_sequence_length(text, i);
-    if (length == 0) return std::nullopt;
+    if (length == 0) return kInvalid;
     units += length == 4 ? 2 : 1;
     i += length;
   }
@@ -259,7 +263,7 @@ AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& prev
   return units;
 }
 
-AGENT_SESSION_AVX2 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
+AGENT_SESSION_AVX2 std::uint64_t json_string_units(std::string_view text) noexcept {
   const auto* data = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t size = text.size();
   __m256i previous = _mm256_setzero_si256();
@@ -280,7 +284,7 @@ AGENT_SESSION_AVX2 std::optional<std::uint64_t> json_string_units(std::string_vi
     units += block_units(input, previous, previous_incomplete, error, (1u << (size - i)) - 1, tail);
   }
   error = _mm256_or_si256(error, previous_incomplete);
-  if (!_mm256_testz_si256(error, error)) return std::nullopt;
+  if (!_mm256_testz_si256(error, error)) return kInvalid;
   return units;
 }
 
@@ -475,9 +479,9 @@ struct Blocks {
   }
 
   // Units of the whole string, quotes included, or nullopt when invalid.
-  AGENT_SESSION_AVX512 std::optional<std::uint64_t> finish() {
+  AGENT_SESSION_AVX512 std::uint64_t finish() {
     error = _mm512_or_si512(error, previous_incomplete);
-    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
+    if (_mm512_test_epi8_mask(error, error) != 0) return kInvalid;
     return 2 + units + sum(vector_units);
   }
 };
@@ -491,7 +495,7 @@ AGENT_SESSION_AVX512 inline __m512i load_prefix(const char* data, std::size_t co
 
 // A string of at most 64 bytes (ids, keys, names): one masked load, no
 // copy, and counts from masks, without the long strings' vector sums.
-AGENT_SESSION_AVX512 inline std::optional<std::uint64_t> short_json_string_units(const char* data, std::size_t size) {
+AGENT_SESSION_AVX512 inline std::uint64_t short_json_string_units(const char* data, std::size_t size) {
   std::uint64_t valid = 0;
   const __m512i input = load_prefix(data, size, valid);
   std::uint64_t units = 2 + size + escape_units(input, valid);
@@ -500,13 +504,13 @@ AGENT_SESSION_AVX512 inline std::optional<std::uint64_t> short_json_string_units
     // incomplete_end matters only when all 64 bytes are the string's.
     const __m512i error =
         _mm512_or_si512(errors(input, _mm512_setzero_si512(), _mm512_srli_epi16(input, 2)), incomplete_end(input));
-    if (_mm512_test_epi8_mask(error, error) != 0) return std::nullopt;
+    if (_mm512_test_epi8_mask(error, error) != 0) return kInvalid;
     units += extra_units(input);
   }
   return units;
 }
 
-AGENT_SESSION_AVX512 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
+AGENT_SESSION_AVX512 std::uint64_t json_string_units(std::string_view text) noexcept {
   const char* data = text.data();
   const std::size_t size = text.size();
   if (size <= 64) return short_json_string_units(data, size);
@@ -583,12 +587,17 @@ namespace {
 Utf8Kernel fastest_kernel() noexcept { return kFastest; }
 
 std::optional<std::uint64_t> json_string_units_with(Utf8Kernel kernel, std::string_view text) noexcept {
+  const auto run = [&] {
 #ifdef AGENT_SESSION_HAS_X86_KERNELS
-  if (kernel == Utf8Kernel::avx512 && runs(kernel)) return avx512::json_string_units(text);
-  if (kernel == Utf8Kernel::avx2 && runs(kernel)) return avx2::json_string_units(text);
+    if (kernel == Utf8Kernel::avx512 && runs(kernel)) return avx512::json_string_units(text);
+    if (kernel == Utf8Kernel::avx2 && runs(kernel)) return avx2::json_string_units(text);
 #endif
+    return json_string_units_scalar(text);
+  };
   static_cast<void>(kernel);
-  return json_string_units_scalar(text);
+  const std::uint64_t units = run();
+  if (units == kInvalid) return std::nullopt;
+  return units;
 }
 
 std::uint64_t utf16_length_with(Utf8Kernel kernel, std::string_view text) noexcept {
@@ -600,7 +609,7 @@ std::uint64_t utf16_length_with(Utf8Kernel kernel, std::string_view text) noexce
   return utf16_length_scalar(text);
 }
 
-std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept {
+std::uint64_t json_string_units_or_zero(std::string_view text) noexcept {
 #ifdef AGENT_SESSION_HAS_X86_KERNELS
   if (kFastest == Utf8Kernel::avx512) return avx512::json_string_units(text);
   // Short strings (ids, keys, names) are cheaper a word at a time than
