@@ -58,8 +58,6 @@ constexpr std::array<std::uint8_t, 128> kEscapeExtraUnits = [] {
 // UTF-8 (a literal has at least its two quotes).
 constexpr std::uint64_t kInvalid = 0;
 
-// The portable kernel. Plain ASCII words (the bulk of most text) cost one
-// test per 8 bytes; anything else goes one character at a time.
 // True when none of the 8 bytes of `word` is non-ASCII, a control, `"` or
 // `\` (the bit tricks of "Bit Twiddling Hacks": a byte below n sets its top
 // bit in (x - n) & ~x; they may report a byte the lowest true hit borrows
@@ -71,6 +69,8 @@ constexpr bool plain_ascii_word(std::uint64_t word) noexcept {
   return ((word & kHigh) | below(word, 0x20) | below(word ^ (kOnes * '"'), 1) | below(word ^ (kOnes * '\\'), 1)) == 0;
 }
 
+// The portable kernel. Plain ASCII words (the bulk of most text) cost one
+// test per 8 bytes; anything else goes one character at a time.
 std::uint64_t json_string_units_scalar(std::string_view text) noexcept {
   std::uint64_t units = 2;  // the quotes
   std::size_t i = 0;
@@ -565,6 +565,10 @@ const bool kRunsAvx2 = cpu_runs(Utf8Kernel::avx2);
 const bool kRunsAvx512 = cpu_runs(Utf8Kernel::avx512);
 const Utf8Kernel kFastest = kRunsAvx512 ? Utf8Kernel::avx512 : kRunsAvx2 ? Utf8Kernel::avx2 : Utf8Kernel::scalar;
 
+[[maybe_unused]] bool runs(Utf8Kernel kernel) noexcept {
+  return kernel == Utf8Kernel::avx512 ? kRunsAvx512 : kernel == Utf8Kernel::avx2 ? kRunsAvx2 : true;
+}
+
 }  // namespace
 
 std::string_view kernel_name(Utf8Kernel kernel) noexcept {
@@ -577,12 +581,6 @@ std::string_view kernel_name(Utf8Kernel kernel) noexcept {
 }
 
 bool kernel_supported(Utf8Kernel kernel) noexcept { return cpu_runs(kernel); }
-
-namespace {
-[[maybe_unused]] bool runs(Utf8Kernel kernel) noexcept {
-  return kernel == Utf8Kernel::avx512 ? kRunsAvx512 : kernel == Utf8Kernel::avx2 ? kRunsAvx2 : true;
-}
-}  // namespace
 
 Utf8Kernel fastest_kernel() noexcept { return kFastest; }
 
