@@ -1,5 +1,6 @@
 #include "internal/fast_json_line.hpp"
 
+#include "internal/canonical_element.hpp"
 #include "internal/canonical_writer.hpp"
 #include "internal/json_line.hpp"
 
@@ -92,13 +93,21 @@ std::optional<std::string> string_of(const dom::element* element) {
   return std::string(text);
 }
 
-// The tool call's input as a ToolCall holds it. The one place that decides
-// the input's representation, so it is the one to change with ToolCall.
-ToolInput tool_input_of(dom::element input) { return to_json(input); }
+// The tool call's input as a ToolCall holds it: its canonical text, printed
+// straight from simdjson's tape, or for an object JavaScript would reorder
+// or merge (index or repeated keys), printed from the Json to_json builds,
+// which orders and merges as parse_json_line does. The text is printed into
+// `scratch`, reused from input to input, then copied once at its exact size:
+// no regrowth, and no slack kept for the life of the session.
+ToolInput tool_input_of(dom::element input, std::string& scratch) {
+  scratch.clear();
+  if (append_canonical_element(scratch, input)) return ToolInputAccess::from_canonical_json(std::string(scratch));
+  return to_json(input);
+}
 
 // A tool call as discriminate_record reads it: id and name strings, input
 // present; other members dropped.
-std::optional<ToolCall> tool_call_of(dom::element element) {
+std::optional<ToolCall> tool_call_of(dom::element element, std::string& scratch) {
   dom::object call;
   if (element.get_object().get(call) != simdjson::SUCCESS) return std::nullopt;
   std::optional<dom::element> id, name, input;
@@ -110,7 +119,7 @@ std::optional<ToolCall> tool_call_of(dom::element element) {
   auto id_text = string_of(id ? &*id : nullptr);
   auto name_text = string_of(name ? &*name : nullptr);
   if (!id_text || !name_text || !input) return std::nullopt;
-  return ToolCall{std::move(*id_text), std::move(*name_text), tool_input_of(*input)};
+  return ToolCall{std::move(*id_text), std::move(*name_text), tool_input_of(*input, scratch)};
 }
 
 // The message members discriminate_record looks at (decisions §1); the
@@ -134,13 +143,14 @@ std::optional<RecordMembers> record_members(dom::element root) {
   return members;
 }
 
-std::optional<Message> assistant_message(std::string&& content, const std::optional<dom::element>& tool_calls) {
+std::optional<Message> assistant_message(std::string&& content, const std::optional<dom::element>& tool_calls,
+                                         std::string& scratch) {
   dom::array calls;
   if (!tool_calls || tool_calls->get_array().get(calls) != simdjson::SUCCESS) return std::nullopt;
   AssistantMessage message{std::move(content), {}};
   message.tool_calls.reserve(calls.size());
   for (dom::element element : calls) {
-    auto call = tool_call_of(element);
+    auto call = tool_call_of(element, scratch);
     if (!call) return std::nullopt;
     message.tool_calls.push_back(std::move(*call));
   }
@@ -158,7 +168,7 @@ std::optional<Message> tool_result_message(std::string&& content, const RecordMe
 
 // The message discriminate_record would make of `root`, or nullopt for a
 // record it rejects (its reason is parse_json_line's path to tell).
-std::optional<Message> message_of(dom::element root) {
+std::optional<Message> message_of(dom::element root, std::string& scratch) {
   const auto members = record_members(root);
   if (!members) return std::nullopt;
   std::string_view role;
@@ -166,7 +176,7 @@ std::optional<Message> message_of(dom::element root) {
   auto content = string_of(members->content ? &*members->content : nullptr);
   if (!content) return std::nullopt;
   if (role == "user") return UserMessage{std::move(*content)};
-  if (role == "assistant") return assistant_message(std::move(*content), members->tool_calls);
+  if (role == "assistant") return assistant_message(std::move(*content), members->tool_calls, scratch);
   if (role == "tool") return tool_result_message(std::move(*content), *members);
   return std::nullopt;
 }
@@ -176,6 +186,7 @@ std::optional<Message> message_of(dom::element root) {
 struct FastJsonLine::Parser {
   dom::parser parser{kFastJsonLineMaxBytes};
   std::string padded_copy;  // for a line too close to the end of its buffer
+  std::string input_text;   // where tool inputs are printed
 
   Parser() {
     // The depth limit is set once; later growth keeps it.
@@ -205,7 +216,7 @@ FastJsonLine::~FastJsonLine() = default;
 std::optional<Message> FastJsonLine::message(std::string_view line, std::size_t readable_after) {
   const auto root = parser_->parse(line, readable_after);
   if (!root) return std::nullopt;
-  return message_of(*root);
+  return message_of(*root, parser_->input_text);
 }
 
 std::optional<Json> FastJsonLine::json(std::string_view line, std::size_t readable_after) {
