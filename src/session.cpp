@@ -6,6 +6,7 @@
 #include "internal/record.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <system_error>
@@ -112,6 +113,16 @@ class LineLoader {
 
 std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
+// How many messages a file of `file_size` bytes likely holds, from its first
+// piece of whole lines: reserving them spares most regrowth. Capped at one
+// per 64 bytes (a message is 80 bytes in memory), so that a first piece of
+// blank or tiny lines cannot reserve several times the file's size.
+std::size_t expected_messages(std::string_view first_lines, std::uint64_t file_size) {
+  const double lines_per_byte = static_cast<double>(count_lines(first_lines)) / static_cast<double>(first_lines.size());
+  const auto estimate = static_cast<std::uint64_t>(lines_per_byte * 1.05 * static_cast<double>(file_size)) + 1;
+  return static_cast<std::size_t>(std::min(estimate, file_size / 64 + 1));
+}
+
 // Reads the file a piece at a time into one buffer, loading its whole lines
 // as they arrive: the file is never held whole next to its messages (peak
 // memory, issue 6), and the buffer stays in cache. A line longer than the
@@ -136,9 +147,7 @@ std::vector<Message> load_file(internal::SharedReadFile& file) {
     const std::size_t complete = filled - got + newline + 1;
     const std::string_view lines(buffer.data(), complete);
     if (!reserved) {
-      // Lines per byte of the first piece, times the file's size.
-      const double lines_per_byte = static_cast<double>(count_lines(lines)) / static_cast<double>(complete);
-      loader.reserve(static_cast<std::size_t>(lines_per_byte * 1.05 * static_cast<double>(file.size_when_opened())) + 1);
+      loader.reserve(expected_messages(lines, file.size_when_opened()));
       reserved = true;
     }
     loader.load(lines, buffer.size() - complete);
