@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,36 +22,67 @@
 namespace agent_session::internal {
 namespace {
 
-// The integer fast path of the counting sink against the printing path's
-// Number::toString, for every magnitude and the edges of the exponent form.
-TEST(EstimateNumbers, LengthEqualsPrintedLength) {
-  std::vector<double> values = {0.0, -0.0, 1, -1, 9, 10, 99, 100, 999999, 1e15, 9007199254740992.0,
-                                9007199254740994.0, 1e20, 99999999999999991611392.0 / 1000, 1e21, -1e21, 0.000001, 0.0000015, 0.00001, 123456.78901234,
-                                999999999999999.9, 99999999999999.98, 0.1 + 0.2, 1.0 / 3, 2.5e-6, 12.375,
-                                123456789012345680000.0, 5e-324, 0.5, -1.5, 1e-7, 1e-6, 0.1, 1e300,
+// Number::toString by the book (ECMA-262 Number::toString, steps 5-12),
+// from std::to_chars's shortest digits: the reference for
+// format_js_number's shortcuts (integers below 2^53, decimals of at most
+// 15 significant digits), which never generate digits this way.
+std::string reference_js_number(double value) {
+  if (value == 0) return "0";
+  std::string sign = value < 0 ? "-" : "";
+  char scientific[64];
+  char* end = std::to_chars(scientific, scientific + sizeof scientific, std::fabs(value),
+                                  std::chars_format::scientific).ptr;
+  const std::string text(static_cast<const char*>(scientific), static_cast<const char*>(end));
+  const std::size_t e = text.find('e');
+  std::string digits;
+  for (std::size_t i = 0; i < e; ++i) {
+    if (text[i] != '.') digits += text[i];
+  }
+  const int k = static_cast<int>(digits.size());
+  const int n = std::stoi(text.substr(e + 1)) + 1;
+  if (k <= n && n <= 21) return sign + digits + std::string(static_cast<std::size_t>(n - k), '0');
+  if (0 < n && n <= 21) return sign + digits.substr(0, static_cast<std::size_t>(n)) + "." + digits.substr(static_cast<std::size_t>(n));
+  if (-6 < n && n <= 0) return sign + "0." + std::string(static_cast<std::size_t>(-n), '0') + digits;
+  const std::string mantissa = k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
+  return sign + mantissa + "e" + (n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
+}
+
+std::vector<double> numbers_to_print() {
+  std::vector<double> values = {0.0, -0.0, 1, -1, 9, 10, 99, 100, 999999, 1e15, 9007199254740991.0, 9007199254740992.0,
+                                9007199254740994.0, 1e20, 1e21, -1e21, 1e22, 1e23, 1e36, 1e37, 1e-6, 1e-7, 1e-8, 1e-9,
+                                0.000001, 0.0000015, 0.00001, 123456.78901234, 999999999999999.9, 99999999999999.98,
+                                0.1 + 0.2, 1.0 / 3, 2.5e-6, 12.375, 123456789012345680000.0, 6.02e23, 4.77497347502628e+29,
+                                2.70057e-7, 9.401399999999999e-7, 5e-324, 0.5, -1.5, 0.1, 1e300,
                                 std::numeric_limits<double>::max(), std::numeric_limits<double>::min()};
   std::mt19937_64 random(7);
-  for (int i = 0; i < 20000; ++i) {
-    const double magnitude = std::pow(10.0, static_cast<double>(random() % 44) - 22);
-    const double value = std::floor(static_cast<double>(random() % 1000000) * magnitude) * (i % 2 ? -1 : 1);
+  for (int i = 0; i < 50000; ++i) {
+    const double sign = i % 2 ? -1 : 1;
+    // m · 10^p for m of 1 to 17 digits and p on both sides of every
+    // shortcut's range, then the doubles next to each.
+    const auto digits = static_cast<int>(random() % 17) + 1;
+    const double m = static_cast<double>(random() % static_cast<std::uint64_t>(std::pow(10.0, digits)));
+    const double value = sign * m * std::pow(10.0, static_cast<double>(static_cast<int>(random() % 80) - 40));
     values.push_back(value);
-    values.push_back(value / 8);
-    // Short decimals (the fast path), near misses, and arbitrary bits.
-    const double decimal = static_cast<double>(random() % 100000000) / std::pow(10.0, static_cast<double>(random() % 12));
-    values.push_back(decimal);
-    values.push_back(std::nextafter(decimal, 0.0));
+    values.push_back(std::nextafter(value, 0.0));
+    values.push_back(std::nextafter(value, value * 2));
     values.push_back(static_cast<double>(random() % 1000000) / 7.0);
     double bits = 0;
     const std::uint64_t pattern = random();
     std::memcpy(&bits, &pattern, sizeof bits);
     if (std::isfinite(bits)) values.push_back(bits);
   }
-  for (const double value : values) {
-    const Message message = AssistantMessage{"", {ToolCall{"id", "name", Json(value)}}};
-    EXPECT_EQ(estimate_context_chars(std::span<const Message>(&message, 1)),
-              utf16_length(to_canonical_json(message)) + 1)
-        << value;
+  return values;
+}
+
+TEST(FormatJsNumber, AgreesWithShortestDigitsLaidOutAsNumberToString) {
+  int mismatches = 0;
+  for (const double value : numbers_to_print()) {
+    char buffer[32];
+    const std::string printed(format_js_number(value, buffer));
+    const std::string expected = reference_js_number(value);
+    if (printed != expected && ++mismatches <= 10) ADD_FAILURE() << printed << " != " << expected;
   }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
