@@ -216,6 +216,13 @@ constexpr std::array<double, 23> kExactPowersOfTen = [] {
   return powers;
 }();
 
+// 10^-k, correctly rounded: inexact, for candidates only.
+constexpr std::array<double, 23> kInversePowersOfTen = [] {
+  std::array<double, 23> inverses{};
+  for (std::size_t k = 0; k < inverses.size(); ++k) inverses[k] = 1 / kExactPowersOfTen[k];
+  return inverses;
+}();
+
 // The shortest digits of `magnitude` (> 0) when it has a decimal form of at
 // most 15 significant digits, found without generating digits the long
 // way; false otherwise (the caller then does). Why it is exact:
@@ -238,23 +245,31 @@ bool short_digits(double magnitude, Digits& out) noexcept {
   int exponent = (binary_exponent * 78913) >> 18;
   const int s = 14 - exponent;
   if (s < -22 || s > 22) return false;
+  // The candidate: rounding errors here at worst fail the check below.
   double scaled = s >= 0 ? magnitude * kExactPowersOfTen[static_cast<std::size_t>(s)]
-                         : magnitude / kExactPowersOfTen[static_cast<std::size_t>(-s)];
+                         : magnitude * kInversePowersOfTen[static_cast<std::size_t>(-s)];
   int shift = s;
-  if (scaled >= 1e15 && shift > -22) {  // the estimate was one low
-    scaled /= 10;
+  if (scaled >= 1e15 - 0.5 && shift > -22) {  // the estimate was one low
+    scaled *= 0.1;
     --shift;
   }
-  const double m = std::nearbyint(scaled);
-  if (!(m < 1e15)) return false;
-  const double back = shift >= 0 ? m / kExactPowersOfTen[static_cast<std::size_t>(shift)]
-                                 : m * kExactPowersOfTen[static_cast<std::size_t>(-shift)];
+  if (!(scaled < 1e15 - 0.5)) return false;
+  std::uint64_t m = static_cast<std::uint64_t>(scaled + 0.5);
+  const double exact_m = static_cast<double>(m);
+  const double back = shift >= 0 ? exact_m / kExactPowersOfTen[static_cast<std::size_t>(shift)]
+                                 : exact_m * kExactPowersOfTen[static_cast<std::size_t>(-shift)];
   if (back != magnitude) return false;
-  const int count = static_cast<int>(
-      std::to_chars(out.digits, out.digits + sizeof out.digits, static_cast<std::uint64_t>(m)).ptr - out.digits);
-  out.n = count - shift;
-  out.k = count;
-  while (out.k > 1 && out.digits[out.k - 1] == '0') --out.k;
+  // m > 0 here; its up to 14 trailing zeros go before printing it.
+  int zeros = 0;
+  static constexpr std::pair<std::uint64_t, int> kZeroRuns[] = {{100000000, 8}, {10000, 4}, {100, 2}, {10, 1}};
+  for (const auto& [power, count] : kZeroRuns) {
+    if (m % power == 0) {
+      m /= power;
+      zeros += count;
+    }
+  }
+  out.k = static_cast<int>(std::to_chars(out.digits, out.digits + sizeof out.digits, m).ptr - out.digits);
+  out.n = out.k + zeros - shift;
   return true;
 }
 
@@ -314,9 +329,10 @@ std::string_view format_js_number(double value, char* buffer) noexcept {
     *out++ = '-';
     value = -value;
   }
-  if (value < 0x1p53 && value == std::trunc(value)) {
+  if (const auto integer = value < 0x1p53 ? static_cast<std::uint64_t>(value) : 0;
+      integer != 0 && static_cast<double>(integer) == value) {
     // An integer below 2^53 is exact: its digits are the shortest form.
-    out = std::to_chars(out, out + 20, static_cast<std::uint64_t>(value)).ptr;
+    out = std::to_chars(out, out + 20, integer).ptr;
   } else if (Digits digits; short_digits(value, digits)) {
     out = put_decimal(out, digits);
   } else {
