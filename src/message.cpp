@@ -133,6 +133,26 @@ ToolInput::ToolInput(Json&& value) {
   }
 }
 
+ToolInput::ToolInput(ToolInput&& other) noexcept
+    : canonical_json_(std::move(other.canonical_json_)), unprintable_(std::move(other.unprintable_)) {
+  other.become_null();
+}
+
+ToolInput& ToolInput::operator=(ToolInput&& other) noexcept {
+  if (this != &other) {
+    canonical_json_ = std::move(other.canonical_json_);
+    unprintable_ = std::move(other.unprintable_);
+    other.become_null();
+  }
+  return *this;
+}
+
+// "null" fits the string's inline buffer: no allocation, so no throw.
+void ToolInput::become_null() noexcept {
+  canonical_json_.assign("null");
+  unprintable_.reset();
+}
+
 Json ToolInput::value() const {
   if (unprintable_) return *unprintable_;
   // Canonical text is JSON that parse_json_line always accepts.

@@ -213,6 +213,27 @@ TEST(ToolInput, AnUnprintableValueIsKeptAndThrowsOnlyWhenItsMessageIsPrinted) {
   EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}}), SerializationError);
 }
 
+TEST(ToolInput, AMovedFromInputIsNullAndStillPrints) {
+  ToolInput input = Json{{"path", "a.txt"}};
+  const ToolInput taken = std::move(input);
+  EXPECT_EQ(taken.canonical_json(), std::optional<std::string_view>(R"({"path":"a.txt"})"));
+  EXPECT_EQ(input.canonical_json(), std::optional<std::string_view>("null"));  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(input.value(), Json(nullptr));                                     // NOLINT(bugprone-use-after-move)
+
+  ToolInput unprintable = Json(std::nan(""));
+  ToolInput target;
+  target = std::move(unprintable);
+  EXPECT_EQ(target.canonical_json(), std::nullopt);
+  EXPECT_EQ(unprintable.canonical_json(), std::optional<std::string_view>("null"));  // NOLINT(bugprone-use-after-move)
+
+  // A dispatcher taking the call out of its message leaves a valid line.
+  AssistantMessage message{"c", {ToolCall{"1", "read", Json{{"path", "a.txt"}}}}};
+  const ToolCall call = std::move(message.tool_calls[0]);
+  const std::string line = to_canonical_json(message);
+  EXPECT_TRUE(Json::accept(line)) << line;
+  EXPECT_TRUE(line.ends_with(R"("input":null}]})")) << line;
+}
+
 TEST(RoleOf, NamesEachRole) {
   EXPECT_STREQ(role_of(UserMessage{}), "user");
   EXPECT_STREQ(role_of(AssistantMessage{}), "assistant");

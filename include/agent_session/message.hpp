@@ -45,7 +45,8 @@ struct ToolInputAccess;
 // no number formatting (issue 6), and it takes less memory than a tree.
 //
 // An input that cannot be printed (a string that is not valid UTF-8, a
-// non-finite number, a binary value, nesting past the limit) is kept as
+// non-finite number, a binary value, nesting past the limit: 509 levels of
+// its own, as the message, toolCalls and the call take 3 of the 512) is kept as
 // the given value instead, and printing its message throws
 // SerializationError then, as decisions §5 asks (the estimate names the
 // message's index), not here.
@@ -63,6 +64,14 @@ class ToolInput {
   ToolInput(const Json& value);  // NOLINT(google-explicit-constructor)
   ToolInput(Json&& value);       // NOLINT(google-explicit-constructor)
 
+  // A moved-from input is JSON null, as a moved-from Json is, so a message
+  // whose tool call was moved out still prints a valid line.
+  ToolInput(const ToolInput&) = default;
+  ToolInput& operator=(const ToolInput&) = default;
+  ToolInput(ToolInput&& other) noexcept;
+  ToolInput& operator=(ToolInput&& other) noexcept;
+  ~ToolInput() = default;
+
   // The value, parsed anew from the canonical text on every call (every
   // number a double, keys in JavaScript's order): keep the result. For an
   // input that cannot be printed, a copy of the value it was built from.
@@ -78,6 +87,7 @@ class ToolInput {
 
  private:
   friend struct internal::ToolInputAccess;
+  void become_null() noexcept;
   std::string canonical_json_ = "null";
   std::optional<Json> unprintable_;  // set only when printing failed
 };
