@@ -166,8 +166,7 @@ std::string_view separator_before_append(const internal::LockedFile& file) {
   const std::string bytes = file.read_all();  // rare: only after a crash or a hand edit
   const std::size_t last_newline = bytes.rfind('\n');
   const std::size_t start = last_newline == std::string::npos ? 0 : last_newline + 1;
-  const std::size_t line_number =
-      static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(start), '\n')) + 1;
+  const std::size_t line_number = count_lines(std::string_view(bytes).substr(0, start)) + 1;
   try {
     load_line(std::string_view(bytes).substr(start), line_number);
   } catch (const SessionError& error) {

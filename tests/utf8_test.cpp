@@ -9,6 +9,8 @@
 // must agree too) and print a loud NOT TESTED line.
 #include "internal/utf8.hpp"
 
+#include "support/utf8_reference.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,39 +28,6 @@ namespace {
 
 // ---- The reference: one byte at a time --------------------------------------
 
-// The code point of the UTF-8 sequence at text[i], advancing i past it, or
-// nullopt when the bytes there are not a valid sequence: decoded bit by
-// bit, then checked against the shortest form, the surrogate range and
-// U+10FFFF (RFC 3629 §3).
-std::optional<char32_t> decode(std::string_view text, std::size_t& i) {
-  const auto lead = static_cast<unsigned char>(text[i]);
-  std::size_t length = 0;
-  char32_t code_point = 0;
-  if (lead < 0x80) {
-    length = 1, code_point = lead;
-  } else if ((lead & 0xE0) == 0xC0) {
-    length = 2, code_point = lead & 0x1F;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, code_point = lead & 0x0F;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, code_point = lead & 0x07;
-  } else {
-    return std::nullopt;  // a continuation byte, or F8..FF
-  }
-  if (text.size() - i < length) return std::nullopt;
-  for (std::size_t k = 1; k < length; ++k) {
-    const auto byte = static_cast<unsigned char>(text[i + k]);
-    if ((byte & 0xC0) != 0x80) return std::nullopt;
-    code_point = (code_point << 6) | (byte & 0x3F);
-  }
-  constexpr char32_t kShortest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code_point < kShortest[length]) return std::nullopt;           // overlong
-  if (code_point >= 0xD800 && code_point <= 0xDFFF) return std::nullopt;  // surrogate
-  if (code_point > 0x10FFFF) return std::nullopt;
-  i += length;
-  return code_point;
-}
-
 // UTF-16 units of the code point as JSON.stringify prints it inside a
 // string literal.
 std::uint64_t printed_units(char32_t c) {
@@ -73,19 +42,9 @@ std::uint64_t printed_units(char32_t c) {
 std::optional<std::uint64_t> reference_json_string_units(std::string_view text) {
   std::uint64_t units = 2;
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = decode(text, i);
+    const auto c = test_support::decode_utf8(text, i);
     if (!c) return std::nullopt;
     units += printed_units(*c);
-  }
-  return units;
-}
-
-std::optional<std::uint64_t> reference_utf16_length(std::string_view text) {
-  std::uint64_t units = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = decode(text, i);
-    if (!c) return std::nullopt;
-    units += *c >= 0x10000 ? 2 : 1;
   }
   return units;
 }
@@ -158,7 +117,7 @@ class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
     // exactly what the estimate rejects.
     ASSERT_EQ(valid_utf8_prefix(text) == text.size(), expected.has_value()) << "valid_utf8_prefix: " << hex(text);
     if (expected) {
-      const auto units = reference_utf16_length(text);
+      const auto units = test_support::utf16_length(text);
       ASSERT_EQ(utf16_length_with(GetParam(), text), units)
           << "utf16_length, " << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
       ASSERT_EQ(utf16_length(text), units) << "utf16_length, " << text.size() << " bytes: " << hex(text);
@@ -335,7 +294,7 @@ TEST(Utf8Reference, KnownAnswers) {
   EXPECT_EQ(reference_json_string_units(bytes({0xED, 0xA0, 0x80})), std::nullopt);
   EXPECT_EQ(reference_json_string_units(bytes({0xF4, 0x90, 0x80, 0x80})), std::nullopt);
   EXPECT_EQ(reference_json_string_units(bytes({0xE0, 0x9F, 0xBF})), std::nullopt);
-  EXPECT_EQ(reference_utf16_length("\xF4\x8F\xBF\xBF" "a"), 3U);
+  EXPECT_EQ(test_support::utf16_length("\xF4\x8F\xBF\xBF" "a"), 3U);
 }
 
 }  // namespace

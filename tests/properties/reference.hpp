@@ -6,6 +6,7 @@
 #pragma once
 
 #include "agent_session/message.hpp"
+#include "support/utf8_reference.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -91,40 +92,7 @@ inline bool is_unit_boundary(const std::vector<Message>& history, std::size_t p)
   return allowed_cuts(history)[p];
 }
 
-// Decodes strict UTF-8 (RFC 3629: no overlongs, no surrogates, nothing past
-// U+10FFFF) and counts UTF-16 code units: two for a code point past the
-// BMP, one otherwise. nullopt when `bytes` is not valid UTF-8.
-inline std::optional<std::uint64_t> utf16_length(std::string_view bytes) {
-  std::uint64_t units = 0;
-  std::size_t i = 0;
-  while (i < bytes.size()) {
-    const auto lead = static_cast<unsigned char>(bytes[i]);
-    std::size_t length = 0;
-    char32_t code_point = 0;
-    if (lead < 0x80) {
-      length = 1, code_point = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      length = 2, code_point = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3, code_point = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4, code_point = lead & 0x07;
-    } else {
-      return std::nullopt;
-    }
-    if (i + length > bytes.size()) return std::nullopt;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(bytes[i + k]);
-      if ((next & 0xC0) != 0x80) return std::nullopt;
-      code_point = (code_point << 6) | (next & 0x3F);
-    }
-    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code_point < kSmallest[length] || code_point > 0x10FFFF) return std::nullopt;
-    if (code_point >= 0xD800 && code_point <= 0xDFFF) return std::nullopt;
-    units += code_point > 0xFFFF ? 2 : 1;
-    i += length;
-  }
-  return units;
-}
+// §5's UTF-16 length: the tests' strict UTF-8 decoder, counting code units.
+using test_support::utf16_length;
 
 }  // namespace agent_session::properties::reference
