@@ -139,12 +139,9 @@ void trim(benchmark::State& state, Profile profile, std::size_t count, std::uint
   const auto messages = history(profile, count);
   std::size_t kept = 0;
   for (auto _ : state) {
-    std::vector<Message> sent = trim_context(messages, budget);
+    const std::span<const Message> sent = trim_context(messages, budget);
     kept = sent.size();
     benchmark::DoNotOptimize(sent.data());
-    state.PauseTiming();  // freeing the copy is the caller's business, not trimming
-    sent = {};
-    state.ResumeTiming();
   }
   const auto suffix = messages.last(kept);
   if (kept == 0 || estimate_context_chars(suffix) > budget || (budget == kUnlimited && kept != count)) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -213,7 +214,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const Expected expected = reference_trim(history, budget);
   try {
-    const std::vector<Message> kept = trim_context(history, budget);
+    const std::span<const Message> sent = trim_context(history, budget);
+    FUZZ_CHECK(sent.data() + sent.size() == history.data() + history.size(), "not a view of the history's suffix");
+    const std::vector<Message> kept(sent.begin(), sent.end());
     FUZZ_CHECK(!expected.error, "trimmed where an error was due");
     FUZZ_CHECK(history.size() - kept.size() == expected.start, "kept another suffix than the reference");
     check_invariants(history, budget, kept);

@@ -107,12 +107,8 @@ AgentResult run_agent(const AgentOptions& options) {
     // The two states meet here: the record stays whole, the client gets the
     // budgeted copy.
     const std::span<const Message> stored = record.messages();
-    std::vector<Message> trimmed;
-    std::span<const Message> sent = stored;
-    if (options.context_max_chars) {
-      trimmed = trim_context(stored, *options.context_max_chars);
-      sent = trimmed;
-    }
+    const std::span<const Message> sent =
+        options.context_max_chars ? trim_context(stored, *options.context_max_chars) : stored;
     ++result.requests;
     report_request(options, result.requests, stored, sent);
     AssistantMessage reply = options.client.next_message(sent, specs);

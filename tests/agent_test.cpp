@@ -599,7 +599,7 @@ TEST_F(RunCommand, VerboseShowsStoredAgainstSentAndTheBudgetTrims) {
   for (const VerboseLine& line : lines) {
     ASSERT_LE(line.stored_messages, record.size());
     const std::span<const Message> stored = std::span<const Message>(record).first(line.stored_messages);
-    const std::vector<Message> sent = trim_context(stored, budget);
+    const std::span<const Message> sent = trim_context(stored, budget);
     EXPECT_EQ(line.stored_chars, estimate_context_chars(stored));
     EXPECT_EQ(line.sent_messages, sent.size());
     EXPECT_EQ(line.sent_chars, estimate_context_chars(sent));

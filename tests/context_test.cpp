@@ -6,6 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
 namespace agent_session {
 namespace {
 
@@ -20,6 +26,14 @@ Message assistant(std::vector<std::string> call_ids) {
 Message result(std::string call_id) { return ToolResultMessage{"r", std::move(call_id), false}; }
 
 std::uint64_t chars(const Message& message) { return to_canonical_json(message).size() + 1; }
+
+// Where the kept suffix starts in `history`, checking that trim_context
+// returned a view of history's own newest messages, not a copy.
+std::size_t kept_from(const std::vector<Message>& history, std::uint64_t max_chars) {
+  const std::span<const Message> sent = trim_context(history, max_chars);
+  EXPECT_EQ(sent.data() + sent.size(), history.data() + history.size()) << "not a view of the history's suffix";
+  return history.size() - sent.size();
+}
 
 TEST(EstimateContextChars, IsTheUtf16LengthOfTheCanonicalJsonl) {
   EXPECT_EQ(estimate_context_chars({}), 0u);
@@ -46,10 +60,10 @@ const std::vector<Message> kWalkthrough = {user("question"), assistant({"a", "b"
 
 TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
   const std::uint64_t unit = chars(kWalkthrough[1]) + chars(kWalkthrough[2]) + chars(kWalkthrough[3]);
-  EXPECT_EQ(trim_context(kWalkthrough, unit), std::vector<Message>(kWalkthrough.begin() + 1, kWalkthrough.end()));
-  EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough)), kWalkthrough);
+  EXPECT_EQ(kept_from(kWalkthrough, unit), 1u);
+  EXPECT_EQ(kept_from(kWalkthrough, estimate_context_chars(kWalkthrough)), 0u);
   // One unit less than the whole: the user message does not fit.
-  EXPECT_EQ(trim_context(kWalkthrough, estimate_context_chars(kWalkthrough) - 1).size(), 3u);
+  EXPECT_EQ(kept_from(kWalkthrough, estimate_context_chars(kWalkthrough) - 1), 1u);
   const ContextError error = thrown<ContextError>([&] { trim_context(kWalkthrough, unit - 1); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(error.message_index(), std::nullopt);
@@ -57,13 +71,16 @@ TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
 }
 
 TEST(TrimContext, EmptyHistoryIsTheEmptyBudgetError) {
-  const ContextError error = thrown<ContextError>([] { trim_context({}, 1000); });
+  const ContextError error = thrown<ContextError>([] { trim_context(std::span<const Message>{}, 1000); });
   EXPECT_EQ(error.kind(), ContextErrorKind::empty_context);
   EXPECT_STREQ(error.what(), "context budget cannot be empty");
 }
 
 TEST(TrimContext, ZeroBudgetCannotHoldAnyUnit) {
-  EXPECT_EQ(thrown<ContextError>([] { trim_context(std::vector<Message>{user("x")}, 0); }).kind(),
+  EXPECT_EQ(thrown<ContextError>([] {
+              const std::vector<Message> history = {user("x")};
+              trim_context(history, 0);
+            }).kind(),
             ContextErrorKind::unit_exceeds_budget);
 }
 
@@ -71,7 +88,7 @@ TEST(TrimContext, StopsAtTheFirstUnitThatDoesNotFit) {
   const std::vector<Message> history = {user("tiny"), user(std::string(500, 'x')), user("newest")};
   // Room for "newest" and "tiny" but not the big one between them: stop.
   const std::uint64_t budget = chars(history[2]) + chars(history[0]) + 10;
-  EXPECT_EQ(trim_context(history, budget), std::vector<Message>{history[2]});
+  EXPECT_EQ(kept_from(history, budget), 2u);
 }
 
 TEST(TrimContext, InterleavedRoundsFormOneClosedUnit) {
@@ -80,22 +97,20 @@ TEST(TrimContext, InterleavedRoundsFormOneClosedUnit) {
   const std::vector<Message> history = {user("u"), assistant({"x"}), assistant({"y"}), result("x"), result("y")};
   const std::uint64_t tail = chars(history[2]) + chars(history[3]) + chars(history[4]);
   EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, tail); }).kind(), ContextErrorKind::unit_exceeds_budget);
-  EXPECT_EQ(trim_context(history, tail + chars(history[1])), std::vector<Message>(history.begin() + 1, history.end()));
+  EXPECT_EQ(kept_from(history, tail + chars(history[1])), 1u);
 }
 
 TEST(TrimContext, OrphanResultAndUnansweredCallAreUnitsOfTheirOwn) {
   const std::vector<Message> history = {user("u"), result("ghost"), assistant({"pending"})};
-  EXPECT_EQ(trim_context(history, chars(history[2])), std::vector<Message>{history[2]});
-  EXPECT_EQ(trim_context(history, chars(history[2]) + chars(history[1])),
-            std::vector<Message>(history.begin() + 1, history.end()));
+  EXPECT_EQ(kept_from(history, chars(history[2])), 2u);
+  EXPECT_EQ(kept_from(history, chars(history[2]) + chars(history[1])), 1u);
 }
 
 TEST(TrimContext, RepeatedIdsBindToTheNearestEarlierAssistant) {
   // Round one and round two both use id "a"; round two's result belongs to
   // round two's assistant, so the rounds are separate units.
   const std::vector<Message> history = {assistant({"a"}), result("a"), assistant({"a"}), result("a")};
-  EXPECT_EQ(trim_context(history, chars(history[2]) + chars(history[3])),
-            std::vector<Message>(history.begin() + 2, history.end()));
+  EXPECT_EQ(kept_from(history, chars(history[2]) + chars(history[3])), 2u);
 }
 
 TEST(TrimContext, MessagesBetweenACallAndItsResultTravelWithIt) {
@@ -106,10 +121,65 @@ TEST(TrimContext, MessagesBetweenACallAndItsResultTravelWithIt) {
 
 TEST(TrimContext, UnreachedUnserializableMessagesAreNeverSerialized) {
   const std::vector<Message> history = {user("\xff"), user(std::string(100, 'x')), user("newest")};
-  EXPECT_EQ(trim_context(history, chars(history[2])), std::vector<Message>{history[2]});
+  EXPECT_EQ(kept_from(history, chars(history[2])), 2u);
   const ContextError error = thrown<ContextError>([&] { trim_context(history, 1u << 20); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
   EXPECT_EQ(error.message_index(), 0u);
+}
+
+TEST(TrimContext, NamesTheFirstUnserializableMessageOfTheUnitItReaches) {
+  // One unit, assistant a to result a, with two bad messages inside.
+  const std::vector<Message> history = {user("old"), assistant({"a"}), user("\xff"), user("\xfe"), result("a")};
+  const ContextError error = thrown<ContextError>([&] { trim_context(history, 1u << 20); });
+  EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
+  EXPECT_EQ(error.message_index(), 2u);
+}
+
+// Trimming measures messages ahead of its backward walk in blocks of 16
+// to 256 messages; these histories have thousands of messages and units
+// longer than a block (assistant, up to 300 messages, its result), and the
+// kept suffix must be exactly the newest whole units that fit, computed
+// here from how the history was built.
+TEST(TrimContext, KeepsTheNewestWholeUnitsThatFitInLongHistories) {
+  std::uint64_t state = 7;
+  const auto next = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  std::vector<Message> history;
+  std::vector<std::size_t> unit_starts;
+  while (history.size() < 3000) {
+    unit_starts.push_back(history.size());
+    if (next(3) == 0) {
+      history.push_back(user(std::string(next(60), 'u')));
+      continue;
+    }
+    const std::string id = "call_" + std::to_string(unit_starts.size());
+    history.push_back(assistant({id}));
+    const std::size_t between = next(8) == 0 ? next(300) : next(3);
+    for (std::size_t i = 0; i < between; ++i) history.push_back(user(std::string(next(60), 'b')));
+    history.push_back(result(id));
+  }
+  std::vector<std::uint64_t> suffix_chars(history.size() + 1, 0);  // ASCII: bytes are UTF-16 code units
+  for (std::size_t i = history.size(); i-- > 0;) suffix_chars[i] = suffix_chars[i + 1] + chars(history[i]);
+  std::vector<std::uint64_t> budgets = {0, suffix_chars[0], suffix_chars[0] + 1};
+  for (int i = 0; i < 100; ++i) {
+    const std::uint64_t start = suffix_chars[unit_starts[next(unit_starts.size())]];
+    budgets.insert(budgets.end(), {start, start - 1, next(suffix_chars[0])});
+  }
+  for (const std::uint64_t budget : budgets) {
+    // Suffix estimates grow with every older unit, so "stop at the first
+    // unit that does not fit" keeps the oldest unit start that fits.
+    const auto fits = std::find_if(unit_starts.begin(), unit_starts.end(),
+                                   [&](std::size_t start) { return suffix_chars[start] <= budget; });
+    if (fits == unit_starts.end()) {
+      EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, budget); }).kind(),
+                ContextErrorKind::unit_exceeds_budget)
+          << "budget " << budget;
+    } else {
+      EXPECT_EQ(kept_from(history, budget), *fits) << "budget " << budget;
+    }
+  }
 }
 
 // Trimming looks for a result's assistant nearby first; these histories
@@ -174,7 +244,7 @@ TEST(TrimContext, FarDeclaringAssistantsMatchTheRuleComputedNaively) {
       if (expected == 0) {
         EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, budget); }).kind(), ContextErrorKind::unit_exceeds_budget);
       } else {
-        EXPECT_EQ(trim_context(history, budget).size(), expected) << "round " << round << ", budget " << budget;
+        EXPECT_EQ(history.size() - kept_from(history, budget), expected) << "round " << round << ", budget " << budget;
       }
     }
   }

@@ -13,8 +13,9 @@
 // Example:
 //   std::vector<Message> history = load_session("s.jsonl");
 //   std::uint64_t chars = estimate_context_chars(history);
-//   std::vector<Message> sent = trim_context(history, 20000);
-//   // sent is the newest suffix of history that fits, cut between units.
+//   std::span<const Message> sent = trim_context(history, 20000);
+//   // sent is the newest suffix of history that fits, cut between units:
+//   // a view of history's own messages, valid while history is unchanged.
 #pragma once
 
 #include "agent_session/message.hpp"
@@ -58,8 +59,11 @@ class ContextError : public std::runtime_error {
 // cannot be serialized (see SerializationError).
 std::uint64_t estimate_context_chars(std::span<const Message> messages);
 
-// The newest messages that fit in `max_chars` UTF-16 code units, as a
-// contiguous suffix of `messages` in their order (decisions §6).
+// The newest messages that fit in `max_chars` UTF-16 code units: a
+// contiguous suffix of `messages` (decisions §6), returned as a view of the
+// caller's own messages, not a copy, as the chapter's JavaScript returns
+// the same message objects. It is valid as long as `messages` is: copy it
+// (std::vector<Message>(sent.begin(), sent.end())) to keep it longer.
 //
 // Messages are grouped into closed units: an assistant, its tool results
 // and everything between them travel together, extended until no tool
@@ -72,10 +76,15 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 //   empty_context            when `messages` is empty;
 //   unit_exceeds_budget      when the newest unit alone does not fit;
 //   unserializable_message   for a message the packing reached that cannot
-//                            be serialized (its index in `messages`).
+//                            be serialized (its index in `messages`; the
+//                            first such message of the unit it stopped in).
 // Runs in time linear in the messages it reaches (a fixed budget stops
-// early), plus at most one linear pass over the history when a tool
+// early; it may measure up to 256 older messages ahead, never reporting
+// them), plus at most one linear pass over the history when a tool
 // result's declaring assistant is more than 16 messages back or missing.
-std::vector<Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+// A temporary history would leave the returned view dangling.
+std::span<const Message> trim_context(std::vector<Message>&& messages, std::uint64_t max_chars) = delete;
 
 }  // namespace agent_session

@@ -6,7 +6,7 @@
 
 int main() {
   namespace as = agent_session;
-  const auto messages = as::load_session_from_memory("{\"role\":\"user\",\"content\":\"hi\"}\n");
+  const std::vector<as::Message> messages = as::load_session_from_memory("{\"role\":\"user\",\"content\":\"hi\"}\n");
   const auto chars = as::estimate_context_chars(messages);
   const auto kept = as::trim_context(messages, chars);
   if (chars != 31 || kept.size() != 1) {

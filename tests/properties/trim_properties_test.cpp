@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -33,7 +34,10 @@ using Outcome = std::variant<History, ContextErrorKind>;
 
 Outcome trim(const History& history, std::uint64_t max_chars) {
   try {
-    return trim_context(history, max_chars);
+    const std::span<const Message> sent = trim_context(history, max_chars);
+    // A view of the input's own messages, ending where the input ends.
+    RC_ASSERT(sent.data() + sent.size() == history.data() + history.size());
+    return History(sent.begin(), sent.end());
   } catch (const ContextError& error) {
     RC_ASSERT(error.kind() != ContextErrorKind::unserializable_message);
     const std::string_view expected =
