@@ -109,6 +109,12 @@ CLI::App* add_command(CLI::App& app, Options& options, const char* name, const c
   return command;
 }
 
+// Every failure is one line on standard error and its exit status.
+int reported(std::ostream& err, const std::exception& error, ExitCode status) {
+  err << "agent-session: " << error.what() << '\n';
+  return status;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -180,20 +186,15 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     out.flush();
     return kOk;
   } catch (const UsageError& error) {
-    err << "agent-session: " << error.what() << '\n';
-    return kUsage;
+    return reported(err, error, kUsage);
   } catch (const SessionError& error) {
-    err << "agent-session: " << error.what() << '\n';
-    return kInvalid;
+    return reported(err, error, kInvalid);
   } catch (const ContextError& error) {
-    err << "agent-session: " << error.what() << '\n';
-    return kInvalid;
+    return reported(err, error, kInvalid);
   } catch (const ScriptError& error) {
-    err << "agent-session: " << error.what() << '\n';
-    return kInvalid;
+    return reported(err, error, kInvalid);
   } catch (const std::system_error& error) {
-    err << "agent-session: " << error.what() << '\n';
-    return kIo;
+    return reported(err, error, kIo);
   }
 }
 
