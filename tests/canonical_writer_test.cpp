@@ -66,6 +66,19 @@ std::vector<double> numbers_to_print() {
     values.push_back(std::nextafter(value, 0.0));
     values.push_back(std::nextafter(value, value * 2));
     values.push_back(static_cast<double>(random() % 1000000) / 7.0);
+    // The load benchmark's numbers (bench/history_generator.cpp): short
+    // decimals, and products one rounding away from one (17 digits).
+    const auto n = static_cast<double>(random() % 1000000);
+    values.push_back(-n / 1000.0);
+    values.push_back(n * 1e-12);
+    values.push_back(n * 6.02214076e23);
+    double bits = 0;
+    const std::uint64_t pattern = random();
+    std::memcpy(&bits, &pattern, sizeof bits);
+    if (std::isfinite(bits)) values.push_back(bits);
+  }
+  // Any bit pattern: Dragonbox's digits against std::to_chars's (Ryu).
+  for (int i = 0; i < 200000; ++i) {
     double bits = 0;
     const std::uint64_t pattern = random();
     std::memcpy(&bits, &pattern, sizeof bits);
@@ -81,8 +94,47 @@ TEST(FormatJsNumber, AgreesWithShortestDigitsLaidOutAsNumberToString) {
     const std::string printed(format_js_number(value, buffer));
     const std::string expected = reference_js_number(value);
     if (printed != expected && ++mismatches <= 10) ADD_FAILURE() << printed << " != " << expected;
+    // write_js_number, the loader's way: in place, at any offset.
+    char room[kJsNumberRoom + 1];
+    std::memset(room, 'x', sizeof room);
+    const std::string written(room + 1, write_js_number(room + 1, value));
+    if ((written != expected || room[0] != 'x') && ++mismatches <= 10) ADD_FAILURE() << written << " != " << expected;
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+TEST(TextBuffer, HoldsWhatWasAppendedAcrossGrowthAndClear) {
+  TextBuffer buffer;
+  std::string expected;
+  for (int round = 0; round < 2; ++round) {
+    buffer.clear();
+    expected.clear();
+    for (int i = 0; i < 3000; ++i) {  // past the first capacity several times
+      const std::string piece = std::to_string(i * (round + 1));
+      buffer.append(piece);
+      buffer.push_back(',');
+      char* at = buffer.room(kJsNumberRoom);
+      buffer.advance_to(write_js_number(at, i / 8.0));
+      expected += piece + "," + reference_js_number(i / 8.0);
+    }
+    EXPECT_EQ(buffer.view(), expected);
+  }
+}
+
+TEST(TextBuffer, PrintsStringsAndNumbersAsTheStringWritersDo) {
+  for (const std::string text : {"", "plain", "quote \" back \\ nl \n nul \x01", "caf\xC3\xA9 \xE2\x80\xA8"}) {
+    TextBuffer buffer;
+    buffer.append("[");
+    append_json_string(buffer, text);
+    std::string expected = "[";
+    append_json_string(expected, text);
+    EXPECT_EQ(buffer.view(), expected);
+  }
+  TextBuffer buffer;
+  append_json_number(buffer, -2.5e-7);
+  EXPECT_EQ(buffer.view(), "-2.5e-7");
+  EXPECT_THROW(append_json_number(buffer, std::numeric_limits<double>::infinity()), SerializationError);
+  EXPECT_THROW(append_json_string(buffer, "\xC3"), SerializationError);
 }
 
 }  // namespace

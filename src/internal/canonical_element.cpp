@@ -41,7 +41,7 @@ bool has_index_or_repeated_key(dom::object object) {
   return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
 }
 
-bool append_object(std::string& out, dom::object object) {
+bool append_object(TextBuffer& out, dom::object object) {
   if (has_index_or_repeated_key(object)) return false;
   out.push_back('{');
   bool first = true;
@@ -56,7 +56,7 @@ bool append_object(std::string& out, dom::object object) {
   return true;
 }
 
-bool append_array(std::string& out, dom::array array) {
+bool append_array(TextBuffer& out, dom::array array) {
   out.push_back('[');
   bool first = true;
   for (dom::element element : array) {
@@ -71,7 +71,7 @@ bool append_array(std::string& out, dom::array array) {
 }  // namespace
 
 // Recursion is bounded by the parser's maximum depth (kMaxNestingDepth).
-bool append_canonical_element(std::string& out, dom::element element) {
+bool append_canonical_element(TextBuffer& out, dom::element element) {
   switch (element.type()) {
     case dom::element_type::OBJECT: return append_object(out, dom::object(element));
     case dom::element_type::ARRAY: return append_array(out, dom::array(element));
@@ -81,10 +81,17 @@ bool append_canonical_element(std::string& out, dom::element element) {
     case dom::element_type::INT64: append_json_number(out, static_cast<double>(std::int64_t(element))); return true;
     case dom::element_type::UINT64: append_json_number(out, static_cast<double>(std::uint64_t(element))); return true;
     case dom::element_type::DOUBLE: append_json_number(out, double(element)); return true;
-    case dom::element_type::BOOL: out += bool(element) ? "true" : "false"; return true;
-    case dom::element_type::NULL_VALUE: out += "null"; return true;
+    case dom::element_type::BOOL: out.append(bool(element) ? "true" : "false"); return true;
+    case dom::element_type::NULL_VALUE: out.append("null"); return true;
   }
   return false;  // a type simdjson does not have today: the Json route decides
+}
+
+bool append_canonical_element(std::string& out, dom::element element) {
+  TextBuffer text;
+  const bool printed = append_canonical_element(text, element);
+  out.append(text.view());
+  return printed;
 }
 
 }  // namespace agent_session::internal

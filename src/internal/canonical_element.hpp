@@ -3,6 +3,8 @@
 // call's ToolInput without building a Json tree first (issue 6).
 #pragma once
 
+#include "internal/canonical_writer.hpp"
+
 #include <simdjson.h>
 
 #include <string>
@@ -16,6 +18,9 @@ namespace agent_session::internal {
 // route, put_in_javascript_order, is the one place that does it.
 // simdjson has already checked what printing could reject (UTF-8, finite
 // numbers, the nesting limit), so this never throws but std::bad_alloc.
+bool append_canonical_element(TextBuffer& out, simdjson::dom::element element);
+// The same, into a std::string (for tests: the loader prints into a
+// TextBuffer, which writes each number in place).
 bool append_canonical_element(std::string& out, simdjson::dom::element element);
 
 }  // namespace agent_session::internal

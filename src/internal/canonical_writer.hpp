@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,45 @@ struct Utf16CountSink {
 // digits, `1e+21` / `1e-7` thresholds, `-0` as `0`. Writes into `buffer`
 // (at least 32 bytes) and returns the printed text.
 std::string_view format_js_number(double value, char* buffer) noexcept;
+
+// The bytes write_js_number may write: it prints at most 25
+// (`-1.2345678901234567e-308`), the rest is room for fixed-size copies.
+inline constexpr std::size_t kJsNumberRoom = 48;
+
+// format_js_number's text written at `out`, which must have kJsNumberRoom
+// writable bytes (past the text they hold garbage); returns the text's end.
+char* write_js_number(char* out, double value) noexcept;
+
+// A growable byte buffer printed into in place: room() makes bytes
+// writable at the end without initialising them (std::string's resize
+// zeroes them) and advance_to() keeps what was written. The loader prints
+// tool inputs into one, reused from input to input (issue 6).
+class TextBuffer {
+ public:
+  // Pointer to `bytes` writable bytes at the end of the text.
+  char* room(std::size_t bytes) {
+    if (capacity_ - size_ < bytes || data_ == nullptr) grow(bytes);
+    return data_.get() + size_;
+  }
+  // Keeps the bytes written from the end up to `end` (within the room).
+  void advance_to(const char* end) noexcept { size_ = static_cast<std::size_t>(end - data_.get()); }
+  void append(std::string_view text) {
+    std::memcpy(room(text.size()), text.data(), text.size());
+    size_ += text.size();
+  }
+  void push_back(char c) {
+    *room(1) = c;
+    ++size_;
+  }
+  std::string_view view() const noexcept { return {data_.get(), size_}; }
+  void clear() noexcept { size_ = 0; }
+
+ private:
+  void grow(std::size_t bytes);
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
 
 // True for the canonical decimal form of an integer 0..4294967294:
 // the keys JavaScript orders first, ascending.
@@ -69,6 +110,8 @@ void append_canonical_value(std::string& out, const Json& value, int depth);
 // Throw SerializationError for invalid UTF-8 or a non-finite number.
 void append_json_string(std::string& out, std::string_view text);
 void append_json_number(std::string& out, double value);
+void append_json_string(TextBuffer& out, std::string_view text);
+void append_json_number(TextBuffer& out, double value);
 
 // Writes the canonical line of `message` (no newline) into `sink`.
 // Throws SerializationError. Defined for StringSink and Utf16CountSink.

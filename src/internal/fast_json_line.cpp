@@ -100,15 +100,17 @@ std::optional<std::string> string_of(const dom::element* element) {
 // which orders and merges as parse_json_line does. The text is printed into
 // `scratch`, reused from input to input, then copied once at its exact size:
 // no regrowth, and no slack kept for the life of the session.
-ToolInput tool_input_of(dom::element input, std::string& scratch) {
+ToolInput tool_input_of(dom::element input, TextBuffer& scratch) {
   scratch.clear();
-  if (append_canonical_element(scratch, input)) return ToolInputAccess::from_canonical_json(std::string(scratch));
+  if (append_canonical_element(scratch, input)) {
+    return ToolInputAccess::from_canonical_json(std::string(scratch.view()));
+  }
   return to_json(input);
 }
 
 // A tool call as discriminate_record reads it: id and name strings, input
 // present; other members dropped.
-std::optional<ToolCall> tool_call_of(dom::element element, std::string& scratch) {
+std::optional<ToolCall> tool_call_of(dom::element element, TextBuffer& scratch) {
   dom::object call;
   if (element.get_object().get(call) != simdjson::SUCCESS) return std::nullopt;
   std::optional<dom::element> id, name, input;
@@ -145,7 +147,7 @@ std::optional<RecordMembers> record_members(dom::element root) {
 }
 
 std::optional<Message> assistant_message(std::string&& content, const std::optional<dom::element>& tool_calls,
-                                         std::string& scratch) {
+                                         TextBuffer& scratch) {
   dom::array calls;
   if (!tool_calls || tool_calls->get_array().get(calls) != simdjson::SUCCESS) return std::nullopt;
   AssistantMessage message{std::move(content), {}};
@@ -169,7 +171,7 @@ std::optional<Message> tool_result_message(std::string&& content, const RecordMe
 
 // The message discriminate_record would make of `root`, or nullopt for a
 // record it rejects (its reason is parse_json_line's path to tell).
-std::optional<Message> message_of(dom::element root, std::string& scratch) {
+std::optional<Message> message_of(dom::element root, TextBuffer& scratch) {
   const auto members = record_members(root);
   if (!members) return std::nullopt;
   std::string_view role;
@@ -187,7 +189,7 @@ std::optional<Message> message_of(dom::element root, std::string& scratch) {
 struct FastJsonLine::Parser {
   dom::parser parser{kFastJsonLineMaxBytes};
   std::string padded_copy;  // for a line too close to the end of its buffer
-  std::string input_text;   // where tool inputs are printed
+  TextBuffer input_text;    // where tool inputs are printed
 
   Parser() {
     // The depth limit is set once; later growth keeps it.
