@@ -318,10 +318,10 @@ bool short_digits(double magnitude, Decimal& out) noexcept {
   const double back = shift >= 0 ? exact_m / kExactPowersOfTen[static_cast<std::size_t>(shift)]
                                  : exact_m * kExactPowersOfTen[static_cast<std::size_t>(-shift)];
   if (back != magnitude) return false;
-  // m has 15 digits here (10^14 <= m < 10^15); its trailing zeros go.
-  int zeros = 0;
-  out.significand = without_trailing_zeros(m, zeros);
-  out.k = 15 - zeros;
+  // m has 15 digits here (10^14 <= m < 10^15), trailing zeros included:
+  // put_short_decimal drops them.
+  out.significand = m;
+  out.k = 15;
   out.n = 15 - shift;
   return true;
 }
@@ -382,6 +382,74 @@ char* put_decimal(char* out, Decimal decimal) noexcept {
   return out + length;
 }
 
+// The 8 digits of v (< 10^8), leading zeros included, as byte values 0..9,
+// the first digit in the lowest byte (first in memory). SWAR: each step
+// splits every lane in two with a multiply, a shift and a mask (the
+// constants are exact quotients for the lane's range: 10486/2^20 for
+// /100 below 10^4, 103/2^10 for /10 below 100), with no loop and no branch.
+std::uint64_t digit_bytes(std::uint32_t v) noexcept {
+  const std::uint64_t quads = (v / 10000) | (std::uint64_t{v % 10000} << 32);
+  const std::uint64_t hundreds = ((quads * 10486) >> 20) & 0x0000007F0000007FULL;
+  const std::uint64_t pairs = hundreds | ((quads - hundreds * 100) << 16);
+  const std::uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000FULL;
+  return tens | ((pairs - tens * 10) << 8);
+}
+
+__extension__ using Bytes16 = unsigned __int128;  // 16 bytes, the first in the low byte
+
+void put_16(char* out, Bytes16 bytes) noexcept { std::memcpy(out, &bytes, sizeof bytes); }
+
+// put_decimal for short_digits's 15-digit m: the digits come as text in two
+// registers, so their trailing zeros are counted without a division or a
+// branch per digit and each piece is placed with one 16-byte store.
+char* put_short_decimal(char* out, Decimal decimal) noexcept {
+  const auto high = digit_bytes(static_cast<std::uint32_t>(decimal.significand / 100000000));  // 0 then 7 digits
+  const auto low = digit_bytes(static_cast<std::uint32_t>(decimal.significand % 100000000));   // 8 digits
+  // Trailing zero digits are the zero bytes at the top of `low` (then of
+  // `high`, whose first digit after the padding is not zero).
+  const int zeros = low != 0 ? std::countl_zero(low) / 8 : 8 + std::countl_zero(high) / 8;
+  const int k = 15 - zeros;
+  const int n = decimal.n;
+  const Bytes16 digits = ((Bytes16{low} << 64 | high) >> 8) | (Bytes16{0x0030303030303030ULL} << 64 | 0x3030303030303030ULL);
+  if (k <= n && n <= 21) {  // ddd000: at most 20 zeros, written as 24
+    put_16(out, digits);
+    std::memset(out + k, '0', 24);
+    return out + n;
+  }
+  if (0 < n && n <= 21) {  // dd.ddd, n < k <= 15
+    put_16(out, digits);
+    out[n] = '.';
+    put_16(out + n + 1, digits >> (8 * n));
+    return out + k + 1;
+  }
+  if (-6 < n && n <= 0) {  // 0.000ddd: at most 5 zeros, written as 6
+    std::memcpy(out, "0.000000", 8);
+    put_16(out + 2 - n, digits);
+    return out + 2 - n + k;
+  }
+  put_16(out + 1, digits);  // d.ddde±x
+  out[0] = static_cast<char>(digits & 0xFF);
+  out[1] = '.';
+  out += k > 1 ? k + 1 : 1;
+  *out++ = 'e';
+  *out++ = n - 1 >= 0 ? '+' : '-';
+  const int exponent = n - 1 >= 0 ? n - 1 : 1 - n;  // 1..324
+  const int length = exponent >= 100 ? 3 : exponent >= 10 ? 2 : 1;
+  put_digits(out, static_cast<std::uint64_t>(exponent), length);
+  return out + length;
+}
+
+// The digits of 0 < v < 10^8 at out (8 bytes of room): its leading zero
+// digits are the zero bytes at the bottom of digit_bytes(v), shifted out,
+// so no branch depends on how many digits v has.
+char* put_small_integer(char* out, std::uint32_t v) noexcept {
+  const std::uint64_t digits = digit_bytes(v);
+  const int leading_zeros = std::countr_zero(digits) / 8;
+  const std::uint64_t text = (digits >> (8 * leading_zeros)) | (0x3030303030303030ULL >> (8 * leading_zeros));
+  std::memcpy(out, &text, sizeof text);
+  return out + 8 - leading_zeros;
+}
+
 }  // namespace
 
 char* write_js_number(char* out, double value) noexcept {
@@ -396,11 +464,12 @@ char* write_js_number(char* out, double value) noexcept {
   if (const auto integer = value < 0x1p53 ? static_cast<std::uint64_t>(value) : 0;
       integer != 0 && static_cast<double>(integer) == value) {
     // An integer below 2^53 is exact: its digits are the shortest form.
+    if (integer < 100000000) return put_small_integer(out, static_cast<std::uint32_t>(integer));
     const int length = decimal_length(integer);
     put_digits(out, integer, length);
     return out + length;
   }
-  if (Decimal decimal; short_digits(value, decimal)) return put_decimal(out, decimal);
+  if (Decimal decimal; short_digits(value, decimal)) return put_short_decimal(out, decimal);
   return put_decimal(out, generated_digits(value));
 }
 
