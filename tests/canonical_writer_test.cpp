@@ -103,6 +103,27 @@ TEST(FormatJsNumber, AgreesWithShortestDigitsLaidOutAsNumberToString) {
   EXPECT_EQ(mismatches, 0);
 }
 
+TEST(WriteJsInteger, PrintsWhatTheIntegerRoundedToADoublePrints) {
+  std::vector<std::int64_t> values = {0, 1, -1, 9, 10, 99999999, 100000000, -100000000, (std::int64_t{1} << 53) - 1,
+                                      std::int64_t{1} << 53, (std::int64_t{1} << 53) + 1, -(std::int64_t{1} << 53) - 1,
+                                      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 100000; ++i) {
+    // Every magnitude from 1 to 63 bits, both signs.
+    const auto value = static_cast<std::int64_t>(random() >> (random() % 64));
+    values.push_back(value);
+    values.push_back(-value);
+  }
+  int mismatches = 0;
+  for (const std::int64_t value : values) {
+    char room[kJsNumberRoom];
+    const std::string written(room, write_js_integer(room, value));
+    const std::string expected = reference_js_number(static_cast<double>(value));
+    if (written != expected && ++mismatches <= 10) ADD_FAILURE() << value << ": " << written << " != " << expected;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST(TextBuffer, HoldsWhatWasAppendedAcrossGrowthAndClear) {
   TextBuffer buffer;
   std::string expected;

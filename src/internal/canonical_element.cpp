@@ -78,9 +78,15 @@ bool append_canonical_element(TextBuffer& out, dom::element element) {
     case dom::element_type::STRING: append_json_string(out, std::string_view(element)); return true;
     // Every JSON number is a double (decisions §4), an integer rounded to
     // one as parse_json_line rounds it.
-    case dom::element_type::INT64: append_json_number(out, static_cast<double>(std::int64_t(element))); return true;
+    // Numbers are printed in place (simdjson read them finite); an integer
+    // token skips the tests a double needs to find out it is an integer.
+    case dom::element_type::INT64:
+      out.advance_to(write_js_integer(out.room(kJsNumberRoom), element.get_int64().value_unsafe()));
+      return true;
     case dom::element_type::UINT64: append_json_number(out, static_cast<double>(std::uint64_t(element))); return true;
-    case dom::element_type::DOUBLE: append_json_number(out, double(element)); return true;
+    case dom::element_type::DOUBLE:
+      out.advance_to(write_js_number(out.room(kJsNumberRoom), element.get_double().value_unsafe()));
+      return true;
     case dom::element_type::BOOL: out.append(bool(element) ? "true" : "false"); return true;
     case dom::element_type::NULL_VALUE: out.append("null"); return true;
   }

@@ -473,6 +473,24 @@ char* write_js_number(char* out, double value) noexcept {
   return put_decimal(out, generated_digits(value));
 }
 
+char* write_js_integer(char* out, std::int64_t value) noexcept {
+  if (value == 0) {
+    *out = '0';
+    return out + 1;
+  }
+  if (value < 0) *out++ = '-';
+  // The magnitude, two's complement negation done unsigned (INT64_MIN too).
+  const std::uint64_t magnitude =
+      value < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  if (magnitude < 100000000) return put_small_integer(out, static_cast<std::uint32_t>(magnitude));
+  if (magnitude < (std::uint64_t{1} << 53)) {  // exact as a double: the digits are its shortest form
+    const int length = decimal_length(magnitude);
+    put_digits(out, magnitude, length);
+    return out + length;
+  }
+  return write_js_number(out, static_cast<double>(magnitude));  // rounded to a double first
+}
+
 std::string_view format_js_number(double value, char* buffer) noexcept {
   char room[kJsNumberRoom];
   const char* const end = write_js_number(room, value);

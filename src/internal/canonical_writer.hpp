@@ -48,6 +48,11 @@ inline constexpr std::size_t kJsNumberRoom = 48;
 // writable bytes (past the text they hold garbage); returns the text's end.
 char* write_js_number(char* out, double value) noexcept;
 
+// write_js_number(out, static_cast<double>(value)), for an integer token
+// (decisions §4: every number is a double, an integer rounded to one),
+// without the checks a double needs to find out it is an integer.
+char* write_js_integer(char* out, std::int64_t value) noexcept;
+
 // A growable byte buffer printed into in place: room() makes bytes
 // writable at the end without initialising them (std::string's resize
 // zeroes them) and advance_to() keeps what was written. The loader prints
