@@ -56,13 +56,34 @@ bool append_object(TextBuffer& out, dom::object object) {
   return true;
 }
 
+// Every JSON number is a double (decisions §4), an integer rounded to one
+// as parse_json_line rounds it. Numbers are printed in place (simdjson read
+// them finite); an integer token skips the tests a double needs to find
+// out it is an integer. False, printing nothing, for any other element.
+bool append_number(TextBuffer& out, dom::element element) {
+  switch (element.type()) {
+    case dom::element_type::INT64:
+      out.advance_to(write_js_integer(out.room(kJsNumberRoom), element.get_int64().value_unsafe()));
+      return true;
+    case dom::element_type::DOUBLE:
+      out.advance_to(write_js_number(out.room(kJsNumberRoom), element.get_double().value_unsafe()));
+      return true;
+    case dom::element_type::UINT64:  // 2^63 and up
+      out.advance_to(write_js_number(out.room(kJsNumberRoom), static_cast<double>(element.get_uint64().value_unsafe())));
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool append_array(TextBuffer& out, dom::array array) {
   out.push_back('[');
   bool first = true;
   for (dom::element element : array) {
     if (!first) out.push_back(',');
     first = false;
-    if (!append_canonical_element(out, element)) return false;
+    // Numbers first, inline: series and matrices then cost no call each.
+    if (!append_number(out, element) && !append_canonical_element(out, element)) return false;
   }
   out.push_back(']');
   return true;
@@ -76,17 +97,9 @@ bool append_canonical_element(TextBuffer& out, dom::element element) {
     case dom::element_type::OBJECT: return append_object(out, dom::object(element));
     case dom::element_type::ARRAY: return append_array(out, dom::array(element));
     case dom::element_type::STRING: append_json_string(out, std::string_view(element)); return true;
-    // Every JSON number is a double (decisions §4), an integer rounded to
-    // one as parse_json_line rounds it.
-    // Numbers are printed in place (simdjson read them finite); an integer
-    // token skips the tests a double needs to find out it is an integer.
     case dom::element_type::INT64:
-      out.advance_to(write_js_integer(out.room(kJsNumberRoom), element.get_int64().value_unsafe()));
-      return true;
-    case dom::element_type::UINT64: append_json_number(out, static_cast<double>(std::uint64_t(element))); return true;
-    case dom::element_type::DOUBLE:
-      out.advance_to(write_js_number(out.room(kJsNumberRoom), element.get_double().value_unsafe()));
-      return true;
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: return append_number(out, element);
     case dom::element_type::BOOL: out.append(bool(element) ? "true" : "false"); return true;
     case dom::element_type::NULL_VALUE: out.append("null"); return true;
   }

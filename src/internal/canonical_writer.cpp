@@ -202,8 +202,8 @@ void write_tool_calls(Sink& sink, const std::vector<ToolCall>& calls) {
 namespace {
 
 // A double's shortest round-trip decimal: value = significand × 10^(n - k),
-// where the significand has k digits, none of them a trailing zero: the
-// digits and n of ECMAScript Number::toString.
+// where the significand has k digits: once the layout drops its trailing
+// zeros, the digits and n of ECMAScript Number::toString.
 struct Decimal {
   std::uint64_t significand = 0;
   int k = 0;
@@ -252,34 +252,15 @@ int decimal_length(std::uint64_t m) noexcept {
   return guess + (m >= kIntegerPowersOfTen[static_cast<std::size_t>(guess)] ? 1 : 0);
 }
 
-// Writes the last `count` digits of m ending at `end`, from the back two
-// at a time; returns m without them.
-std::uint64_t put_last_digits(char* end, std::uint64_t m, int count) noexcept {
-  for (; count >= 2; count -= 2) {
+// Writes the `length` digits of m at out, from the last two at a time.
+void put_digits(char* out, std::uint64_t m, int length) noexcept {
+  char* end = out + length;
+  for (; length >= 2; length -= 2) {
     end -= 2;
     std::memcpy(end, kDigitPairs + 2 * (m % 100), 2);
     m /= 100;
   }
-  if (count == 1) {
-    end[-1] = static_cast<char>('0' + m % 10);
-    m /= 10;
-  }
-  return m;
-}
-
-// Writes the `length` digits of m at out.
-void put_digits(char* out, std::uint64_t m, int length) noexcept { put_last_digits(out + length, m, length); }
-
-// m without its trailing zeros (m > 0), and how many there were.
-std::uint64_t without_trailing_zeros(std::uint64_t m, int& zeros) noexcept {
-  static constexpr std::pair<std::uint64_t, int> kZeroRuns[] = {{100000000, 8}, {10000, 4}, {100, 2}, {10, 1}};
-  for (const auto& [power, count] : kZeroRuns) {
-    if (m % power == 0) {
-      m /= power;
-      zeros += count;
-    }
-  }
-  return m;
+  if (length == 1) end[-1] = static_cast<char>('0' + m);
 }
 
 // The shortest digits of `magnitude` (> 0) when it has a decimal form of at
@@ -332,54 +313,14 @@ bool short_digits(double magnitude, Decimal& out) noexcept {
 // calls print in fmt's own layout and cost what Ryu does. Held to
 // std::to_chars's digits by canonical_writer_test on 450k doubles.
 Decimal generated_digits(double magnitude) noexcept {
+  // Its significand may end with zeros (not on every path in fmt 9):
+  // put_generated_decimal drops them.
   const auto shortest = fmt::detail::dragonbox::to_decimal(magnitude);
-  int zeros = 0;  // Dragonbox drops them; dropping again costs little and depends on nothing
   Decimal out;
-  out.significand = without_trailing_zeros(shortest.significand, zeros);
+  out.significand = shortest.significand;
   out.k = decimal_length(out.significand);
-  out.n = shortest.exponent + zeros + out.k;
+  out.n = shortest.exponent + out.k;
   return out;
-}
-
-// Number::toString's layout of `decimal` (ECMA-262, step 6 onwards) at
-// out, which has kJsNumberRoom bytes less the sign. Digits are written
-// straight into place: reading back digits just stored (to move them) would
-// stall on store forwarding.
-char* put_decimal(char* out, Decimal decimal) noexcept {
-  const int k = decimal.k;
-  const int n = decimal.n;
-  std::uint64_t m = decimal.significand;
-  if (k <= n && n <= 21) {  // ddd000: at most 20 zeros, written as 24
-    put_digits(out, m, k);
-    std::memset(out + k, '0', 24);
-    return out + n;
-  }
-  if (0 < n && n <= 21) {  // dd.ddd
-    const std::uint64_t integer_part = put_last_digits(out + k + 1, m, k - n);
-    out[n] = '.';
-    put_digits(out, integer_part, n);
-    return out + k + 1;
-  }
-  if (-6 < n && n <= 0) {  // 0.000ddd: at most 5 zeros, written as 6
-    std::memcpy(out, "0.000000", 8);
-    out += 2 - n;
-    put_digits(out, m, k);
-    return out + k;
-  }
-  if (k == 1) {  // de±x
-    *out++ = static_cast<char>('0' + m);
-  } else {  // d.ddde±x
-    m = put_last_digits(out + k + 1, m, k - 1);
-    out[0] = static_cast<char>('0' + m);
-    out[1] = '.';
-    out += k + 1;
-  }
-  *out++ = 'e';
-  *out++ = n - 1 >= 0 ? '+' : '-';
-  const int exponent = n - 1 >= 0 ? n - 1 : 1 - n;  // 1..324
-  const int length = exponent >= 100 ? 3 : exponent >= 10 ? 2 : 1;
-  put_digits(out, static_cast<std::uint64_t>(exponent), length);
-  return out + length;
 }
 
 // The 8 digits of v (< 10^8), leading zeros included, as byte values 0..9,
@@ -387,6 +328,8 @@ char* put_decimal(char* out, Decimal decimal) noexcept {
 // splits every lane in two with a multiply, a shift and a mask (the
 // constants are exact quotients for the lane's range: 10486/2^20 for
 // /100 below 10^4, 103/2^10 for /10 below 100), with no loop and no branch.
+static_assert(std::endian::native == std::endian::little, "digit_bytes lays digits out little-endian");
+
 std::uint64_t digit_bytes(std::uint32_t v) noexcept {
   const std::uint64_t quads = (v / 10000) | (std::uint64_t{v % 10000} << 32);
   const std::uint64_t hundreds = ((quads * 10486) >> 20) & 0x0000007F0000007FULL;
@@ -399,9 +342,11 @@ __extension__ using Bytes16 = unsigned __int128;  // 16 bytes, the first in the 
 
 void put_16(char* out, Bytes16 bytes) noexcept { std::memcpy(out, &bytes, sizeof bytes); }
 
-// put_decimal for short_digits's 15-digit m: the digits come as text in two
-// registers, so their trailing zeros are counted without a division or a
-// branch per digit and each piece is placed with one 16-byte store.
+// Number::toString's layout (ECMA-262, step 6 onwards) of short_digits's
+// 15-digit m × 10^(n - 15) at out, which has kJsNumberRoom bytes less the
+// sign. The digits come as text in two registers, so their trailing zeros
+// are counted without a division or a branch per digit, and each piece is
+// placed with one 16-byte store (past the text, the room holds garbage).
 char* put_short_decimal(char* out, Decimal decimal) noexcept {
   const auto high = digit_bytes(static_cast<std::uint32_t>(decimal.significand / 100000000));  // 0 then 7 digits
   const auto low = digit_bytes(static_cast<std::uint32_t>(decimal.significand % 100000000));   // 8 digits
@@ -430,6 +375,52 @@ char* put_short_decimal(char* out, Decimal decimal) noexcept {
   put_16(out + 1, digits);  // d.ddde±x
   out[0] = static_cast<char>(digits & 0xFF);
   out[1] = '.';
+  out += k > 1 ? k + 1 : 1;
+  *out++ = 'e';
+  *out++ = n - 1 >= 0 ? '+' : '-';
+  const int exponent = n - 1 >= 0 ? n - 1 : 1 - n;  // 1..324
+  const int length = exponent >= 100 ? 3 : exponent >= 10 ? 2 : 1;
+  put_digits(out, static_cast<std::uint64_t>(exponent), length);
+  return out + length;
+}
+
+// The same layout for generated digits (Dragonbox's, up to 17): the
+// significand is scaled to exactly 17 digits, its first digit printed
+// alone and the other 16 as text in two registers, whose trailing zeros
+// are the digits to drop.
+char* put_generated_decimal(char* out, Decimal decimal) noexcept {
+  const std::uint64_t m = decimal.significand * kIntegerPowersOfTen[static_cast<std::size_t>(17 - decimal.k)];
+  const auto first = static_cast<char>('0' + m / 10000000000000000ULL);
+  const std::uint64_t rest = m % 10000000000000000ULL;
+  const auto high = digit_bytes(static_cast<std::uint32_t>(rest / 100000000));
+  const auto low = digit_bytes(static_cast<std::uint32_t>(rest % 100000000));
+  const int zeros = low != 0 ? std::countl_zero(low) / 8 : high != 0 ? 8 + std::countl_zero(high) / 8 : 16;
+  const int k = 17 - zeros;
+  const int n = decimal.n;
+  const Bytes16 digits = (Bytes16{low} << 64 | high) | (Bytes16{0x3030303030303030ULL} << 64 | 0x3030303030303030ULL);
+  if (k <= n && n <= 21) {  // ddd000: at most 20 zeros, written as 24
+    out[0] = first;
+    put_16(out + 1, digits);
+    std::memset(out + k, '0', 24);
+    return out + n;
+  }
+  if (0 < n && n <= 21) {  // dd.ddd, n < k <= 17
+    out[0] = first;
+    put_16(out + 1, digits);
+    out[n] = '.';
+    put_16(out + n + 1, digits >> (8 * (n - 1)));
+    return out + k + 1;
+  }
+  if (-6 < n && n <= 0) {  // 0.000ddd: at most 5 zeros, written as 6
+    std::memcpy(out, "0.000000", 8);
+    out += 2 - n;
+    out[0] = first;
+    put_16(out + 1, digits);
+    return out + k;
+  }
+  out[0] = first;  // d.ddde±x
+  out[1] = '.';
+  put_16(out + 2, digits);
   out += k > 1 ? k + 1 : 1;
   *out++ = 'e';
   *out++ = n - 1 >= 0 ? '+' : '-';
@@ -470,7 +461,7 @@ char* write_js_number(char* out, double value) noexcept {
     return out + length;
   }
   if (Decimal decimal; short_digits(value, decimal)) return put_short_decimal(out, decimal);
-  return put_decimal(out, generated_digits(value));
+  return put_generated_decimal(out, generated_digits(value));
 }
 
 char* write_js_integer(char* out, std::int64_t value) noexcept {
