@@ -136,10 +136,11 @@ TEST(TrimContext, NamesTheFirstUnserializableMessageOfTheUnitItReaches) {
 }
 
 // Trimming measures messages ahead of its backward walk in blocks of 16
-// to 256 messages; these histories have thousands of messages and units
-// longer than a block (assistant, up to 300 messages, its result), and the
-// kept suffix must be exactly the newest whole units that fit, computed
-// here from how the history was built.
+// to 4096 messages; this history has 9000 messages (the blocks reach
+// their largest size) and units longer than the smaller blocks
+// (assistant, up to 300 messages, its result), and the kept suffix must
+// be exactly the newest whole units that fit, computed here from how the
+// history was built.
 TEST(TrimContext, KeepsTheNewestWholeUnitsThatFitInLongHistories) {
   std::uint64_t state = 7;
   const auto next = [&](std::uint64_t n) {
@@ -148,7 +149,7 @@ TEST(TrimContext, KeepsTheNewestWholeUnitsThatFitInLongHistories) {
   };
   std::vector<Message> history;
   std::vector<std::size_t> unit_starts;
-  while (history.size() < 3000) {
+  while (history.size() < 9000) {
     unit_starts.push_back(history.size());
     if (next(3) == 0) {
       history.push_back(user(std::string(next(60), 'u')));
@@ -163,7 +164,7 @@ TEST(TrimContext, KeepsTheNewestWholeUnitsThatFitInLongHistories) {
   std::vector<std::uint64_t> suffix_chars(history.size() + 1, 0);  // ASCII: bytes are UTF-16 code units
   for (std::size_t i = history.size(); i-- > 0;) suffix_chars[i] = suffix_chars[i + 1] + chars(history[i]);
   std::vector<std::uint64_t> budgets = {0, suffix_chars[0], suffix_chars[0] + 1};
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 40; ++i) {
     const std::uint64_t start = suffix_chars[unit_starts[next(unit_starts.size())]];
     budgets.insert(budgets.end(), {start, start - 1, next(suffix_chars[0])});
   }

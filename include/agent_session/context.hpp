@@ -79,8 +79,8 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 //                            be serialized (its index in `messages`; the
 //                            first such message of the unit it stopped in).
 // Runs in time linear in the messages it reaches (a fixed budget stops
-// early; it may measure up to 256 older messages ahead, never reporting
-// them), plus at most one linear pass over the history when a tool
+// early; it may measure as many older messages again, plus 16, ahead of
+// where it stops, never reporting them), plus at most one linear pass over the history when a tool
 // result's declaring assistant is more than 16 messages back or missing.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
 
