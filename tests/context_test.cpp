@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <memory_resource>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace agent_session {
@@ -68,6 +71,24 @@ TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(error.message_index(), std::nullopt);
   EXPECT_STREQ(error.what(), "context budget cannot contain the smallest consistent message unit");
+}
+
+// Whether trim_context(history, n) compiles for a `History` argument: the
+// returned view must not outlive the messages, so any temporary that owns
+// them is refused, whatever its container.
+template <class History>
+constexpr bool trimmable =
+    requires(History&& history) { trim_context(std::forward<History>(history), std::uint64_t{1}); };
+
+TEST(TrimContext, RefusesEveryTemporaryThatOwnsItsMessages) {
+  EXPECT_TRUE(trimmable<std::vector<Message>&>);
+  EXPECT_TRUE(trimmable<const std::vector<Message>&>);
+  EXPECT_TRUE(trimmable<std::span<const Message>>);  // borrowed: the caller owns the messages
+  EXPECT_TRUE((trimmable<std::array<Message, 1>&>));
+  EXPECT_FALSE(trimmable<std::vector<Message>>);  // trim_context(load_session(path), n)
+  EXPECT_FALSE(trimmable<const std::vector<Message>>);  // a function returning a const vector
+  EXPECT_FALSE(trimmable<std::pmr::vector<Message>>);  // an arena-allocated history
+  EXPECT_FALSE((trimmable<std::array<Message, 1>>));
 }
 
 TEST(TrimContext, EmptyHistoryIsTheEmptyBudgetError) {

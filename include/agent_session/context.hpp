@@ -23,8 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace agent_session {
@@ -72,19 +74,29 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // packed from the newest backwards; packing stops at the first unit that
 // does not fit (older, smaller units are never tried).
 //
+// `max_chars` is unsigned: a negative int converts to a budget of about
+// 1.8e19, which keeps everything; check a computed budget before passing it.
+//
 // Throws ContextError:
 //   empty_context            when `messages` is empty;
 //   unit_exceeds_budget      when the newest unit alone does not fit;
 //   unserializable_message   for a message the packing reached that cannot
 //                            be serialized (its index in `messages`; the
-//                            first such message of the unit it stopped in).
+//                            first such message of its unit).
 // Runs in time linear in the messages it reaches (a fixed budget stops
 // early; it may measure as many older messages again, plus 16, ahead of
-// where it stops, never reporting them), plus at most one linear pass over the history when a tool
-// result's declaring assistant is more than 16 messages back or missing.
+// where it stops, never reporting them), plus at most one linear pass
+// over the history when a tool result's declaring assistant is more than
+// 16 messages back or missing.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
 
-// A temporary history would leave the returned view dangling.
-std::span<const Message> trim_context(std::vector<Message>&& messages, std::uint64_t max_chars) = delete;
+// A temporary history would leave the returned view dangling, so any
+// temporary container that owns its messages is refused at compile time
+// (trim_context(load_session(path), n), a std::pmr::vector or std::array
+// returned by value, ...): only a borrowed range (a std::span, a
+// reference to a container) outlives the call.
+template <class Range>
+  requires(!std::is_lvalue_reference_v<Range> && !std::ranges::borrowed_range<Range>)
+std::span<const Message> trim_context(Range&& messages, std::uint64_t max_chars) = delete;
 
 }  // namespace agent_session
