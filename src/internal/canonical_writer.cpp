@@ -342,39 +342,35 @@ __extension__ using Bytes16 = unsigned __int128;  // 16 bytes, the first in the 
 
 void put_16(char* out, Bytes16 bytes) noexcept { std::memcpy(out, &bytes, sizeof bytes); }
 
-// Number::toString's layout (ECMA-262, step 6 onwards) of short_digits's
-// 15-digit m × 10^(n - 15) at out, which has kJsNumberRoom bytes less the
-// sign. The digits come as text in two registers, so their trailing zeros
-// are counted without a division or a branch per digit, and each piece is
-// placed with one 16-byte store (past the text, the room holds garbage).
-char* put_short_decimal(char* out, Decimal decimal) noexcept {
-  const auto high = digit_bytes(static_cast<std::uint32_t>(decimal.significand / 100000000));  // 0 then 7 digits
-  const auto low = digit_bytes(static_cast<std::uint32_t>(decimal.significand % 100000000));   // 8 digits
-  // Trailing zero digits are the zero bytes at the top of `low` (then of
-  // `high`, whose first digit after the padding is not zero).
-  const int zeros = low != 0 ? std::countl_zero(low) / 8 : 8 + std::countl_zero(high) / 8;
-  const int k = 15 - zeros;
-  const int n = decimal.n;
-  const Bytes16 digits = ((Bytes16{low} << 64 | high) >> 8) | (Bytes16{0x0030303030303030ULL} << 64 | 0x3030303030303030ULL);
+// Number::toString's layout (ECMA-262, step 6 onwards) of the decimal
+// 0.d1 d2...dk × 10^n at out, which has kJsNumberRoom bytes less the sign:
+// d1 is `first`, d2... are the text bytes of `rest`, lowest first (past
+// the k - 1 digits they hold garbage, as the room does past the text).
+// Each piece is placed with one 16-byte store, no loop per digit.
+char* put_decimal(char* out, char first, Bytes16 rest, int k, int n) noexcept {
   if (k <= n && n <= 21) {  // ddd000: at most 20 zeros, written as 24
-    put_16(out, digits);
+    out[0] = first;
+    put_16(out + 1, rest);
     std::memset(out + k, '0', 24);
     return out + n;
   }
-  if (0 < n && n <= 21) {  // dd.ddd, n < k <= 15
-    put_16(out, digits);
+  if (0 < n && n <= 21) {  // dd.ddd, n < k <= 17
+    out[0] = first;
+    put_16(out + 1, rest);
     out[n] = '.';
-    put_16(out + n + 1, digits >> (8 * n));
+    put_16(out + n + 1, rest >> (8 * (n - 1)));
     return out + k + 1;
   }
   if (-6 < n && n <= 0) {  // 0.000ddd: at most 5 zeros, written as 6
     std::memcpy(out, "0.000000", 8);
-    put_16(out + 2 - n, digits);
-    return out + 2 - n + k;
+    out += 2 - n;
+    out[0] = first;
+    put_16(out + 1, rest);
+    return out + k;
   }
-  put_16(out + 1, digits);  // d.ddde±x
-  out[0] = static_cast<char>(digits & 0xFF);
+  out[0] = first;  // d.ddde±x
   out[1] = '.';
+  put_16(out + 2, rest);
   out += k > 1 ? k + 1 : 1;
   *out++ = 'e';
   *out++ = n - 1 >= 0 ? '+' : '-';
@@ -384,10 +380,22 @@ char* put_short_decimal(char* out, Decimal decimal) noexcept {
   return out + length;
 }
 
-// The same layout for generated digits (Dragonbox's, up to 17): the
-// significand is scaled to exactly 17 digits, its first digit printed
-// alone and the other 16 as text in two registers, whose trailing zeros
-// are the digits to drop.
+// short_digits's 15-digit m × 10^(n - 15), laid out. The digits come as
+// text in two registers, so their trailing zeros are counted without a
+// division or a branch per digit.
+char* put_short_decimal(char* out, Decimal decimal) noexcept {
+  const auto high = digit_bytes(static_cast<std::uint32_t>(decimal.significand / 100000000));  // 0 then 7 digits
+  const auto low = digit_bytes(static_cast<std::uint32_t>(decimal.significand % 100000000));   // 8 digits
+  // Trailing zero digits are the zero bytes at the top of `low` (then of
+  // `high`, whose first digit after the padding is not zero).
+  const int zeros = low != 0 ? std::countl_zero(low) / 8 : 8 + std::countl_zero(high) / 8;
+  const Bytes16 digits = ((Bytes16{low} << 64 | high) >> 8) | (Bytes16{0x0030303030303030ULL} << 64 | 0x3030303030303030ULL);
+  return put_decimal(out, static_cast<char>(digits & 0xFF), digits >> 8, 15 - zeros, decimal.n);
+}
+
+// Generated digits (Dragonbox's, up to 17), laid out: the significand is
+// scaled to exactly 17 digits, its first digit taken alone and the other
+// 16 as text in two registers, whose trailing zeros are the digits to drop.
 char* put_generated_decimal(char* out, Decimal decimal) noexcept {
   const std::uint64_t m = decimal.significand * kIntegerPowersOfTen[static_cast<std::size_t>(17 - decimal.k)];
   const auto first = static_cast<char>('0' + m / 10000000000000000ULL);
@@ -395,39 +403,8 @@ char* put_generated_decimal(char* out, Decimal decimal) noexcept {
   const auto high = digit_bytes(static_cast<std::uint32_t>(rest / 100000000));
   const auto low = digit_bytes(static_cast<std::uint32_t>(rest % 100000000));
   const int zeros = low != 0 ? std::countl_zero(low) / 8 : high != 0 ? 8 + std::countl_zero(high) / 8 : 16;
-  const int k = 17 - zeros;
-  const int n = decimal.n;
   const Bytes16 digits = (Bytes16{low} << 64 | high) | (Bytes16{0x3030303030303030ULL} << 64 | 0x3030303030303030ULL);
-  if (k <= n && n <= 21) {  // ddd000: at most 20 zeros, written as 24
-    out[0] = first;
-    put_16(out + 1, digits);
-    std::memset(out + k, '0', 24);
-    return out + n;
-  }
-  if (0 < n && n <= 21) {  // dd.ddd, n < k <= 17
-    out[0] = first;
-    put_16(out + 1, digits);
-    out[n] = '.';
-    put_16(out + n + 1, digits >> (8 * (n - 1)));
-    return out + k + 1;
-  }
-  if (-6 < n && n <= 0) {  // 0.000ddd: at most 5 zeros, written as 6
-    std::memcpy(out, "0.000000", 8);
-    out += 2 - n;
-    out[0] = first;
-    put_16(out + 1, digits);
-    return out + k;
-  }
-  out[0] = first;  // d.ddde±x
-  out[1] = '.';
-  put_16(out + 2, digits);
-  out += k > 1 ? k + 1 : 1;
-  *out++ = 'e';
-  *out++ = n - 1 >= 0 ? '+' : '-';
-  const int exponent = n - 1 >= 0 ? n - 1 : 1 - n;  // 1..324
-  const int length = exponent >= 100 ? 3 : exponent >= 10 ? 2 : 1;
-  put_digits(out, static_cast<std::uint64_t>(exponent), length);
-  return out + length;
+  return put_decimal(out, first, digits, 17 - zeros, decimal.n);
 }
 
 // The digits of 0 < v < 10^8 at out (8 bytes of room): its leading zero
@@ -439,6 +416,14 @@ char* put_small_integer(char* out, std::uint32_t v) noexcept {
   const std::uint64_t text = (digits >> (8 * leading_zeros)) | (0x3030303030303030ULL >> (8 * leading_zeros));
   std::memcpy(out, &text, sizeof text);
   return out + 8 - leading_zeros;
+}
+
+// The digits of 0 < v < 2^53 at out.
+char* put_integer(char* out, std::uint64_t v) noexcept {
+  if (v < 100000000) return put_small_integer(out, static_cast<std::uint32_t>(v));
+  const int length = decimal_length(v);
+  put_digits(out, v, length);
+  return out + length;
 }
 
 }  // namespace
@@ -454,11 +439,7 @@ char* write_js_number(char* out, double value) noexcept {
   }
   if (const auto integer = value < 0x1p53 ? static_cast<std::uint64_t>(value) : 0;
       integer != 0 && static_cast<double>(integer) == value) {
-    // An integer below 2^53 is exact: its digits are the shortest form.
-    if (integer < 100000000) return put_small_integer(out, static_cast<std::uint32_t>(integer));
-    const int length = decimal_length(integer);
-    put_digits(out, integer, length);
-    return out + length;
+    return put_integer(out, integer);  // exact below 2^53: its digits are the shortest form
   }
   if (Decimal decimal; short_digits(value, decimal)) return put_short_decimal(out, decimal);
   return put_generated_decimal(out, generated_digits(value));
@@ -473,12 +454,7 @@ char* write_js_integer(char* out, std::int64_t value) noexcept {
   // The magnitude, two's complement negation done unsigned (INT64_MIN too).
   const std::uint64_t magnitude =
       value < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
-  if (magnitude < 100000000) return put_small_integer(out, static_cast<std::uint32_t>(magnitude));
-  if (magnitude < (std::uint64_t{1} << 53)) {  // exact as a double: the digits are its shortest form
-    const int length = decimal_length(magnitude);
-    put_digits(out, magnitude, length);
-    return out + length;
-  }
+  if (magnitude < (std::uint64_t{1} << 53)) return put_integer(out, magnitude);  // exact as a double
   return write_js_number(out, static_cast<double>(magnitude));  // rounded to a double first
 }
 
