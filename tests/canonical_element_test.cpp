@@ -23,9 +23,9 @@ std::optional<std::string> printed_from_tape(const std::string& json) {
     ADD_FAILURE() << "simdjson rejects " << json;
     return std::nullopt;
   }
-  std::string out;
+  TextBuffer out;
   if (!append_canonical_element(out, element)) return std::nullopt;
-  return out;
+  return std::string(out.view());
 }
 
 std::string printed_from_json(const std::string& json) {

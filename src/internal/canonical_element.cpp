@@ -106,11 +106,4 @@ bool append_canonical_element(TextBuffer& out, dom::element element) {
   return false;  // a type simdjson does not have today: the Json route decides
 }
 
-bool append_canonical_element(std::string& out, dom::element element) {
-  TextBuffer text;
-  const bool printed = append_canonical_element(text, element);
-  out.append(text.view());
-  return printed;
-}
-
 }  // namespace agent_session::internal

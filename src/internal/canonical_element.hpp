@@ -19,8 +19,5 @@ namespace agent_session::internal {
 // simdjson has already checked what printing could reject (UTF-8, finite
 // numbers, the nesting limit), so this never throws but std::bad_alloc.
 bool append_canonical_element(TextBuffer& out, simdjson::dom::element element);
-// The same, into a std::string (for tests: the loader prints into a
-// TextBuffer, which writes each number in place).
-bool append_canonical_element(std::string& out, simdjson::dom::element element);
 
 }  // namespace agent_session::internal

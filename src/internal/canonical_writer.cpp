@@ -477,16 +477,6 @@ bool is_array_index(std::string_view key) noexcept {
   return value <= 4294967294ULL;
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  StringSink sink{out};
-  write_string(sink, text);
-}
-
-void append_json_number(std::string& out, double value) {
-  StringSink sink{out};
-  write_number(sink, value);
-}
-
 namespace {
 
 struct TextBufferSink {

@@ -113,8 +113,6 @@ void append_canonical_value(std::string& out, const Json& value, int depth);
 // escapes) or number (as Number::toString prints it) to `out`: the pieces
 // of a canonical text for writers that walk other trees than Json.
 // Throw SerializationError for invalid UTF-8 or a non-finite number.
-void append_json_string(std::string& out, std::string_view text);
-void append_json_number(std::string& out, double value);
 void append_json_string(TextBuffer& out, std::string_view text);
 void append_json_number(TextBuffer& out, double value);
 
