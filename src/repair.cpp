@@ -77,11 +77,9 @@ std::string backup_suffix() {
 
 std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
   const std::string base = path.string() + backup_suffix();
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    const std::filesystem::path candidate = attempt == 0 ? base : base + "-" + std::to_string(attempt);
-    if (internal::write_new_file_synced(candidate, bytes)) return candidate;
-  }
-  throw std::system_error(EEXIST, std::generic_category(), "cannot find a free backup name for " + path.string());
+  return internal::write_new_file_synced(
+      bytes, [&](int attempt) { return std::filesystem::path(attempt == 0 ? base : base + "-" + std::to_string(attempt)); },
+      1000);
 }
 
 }  // namespace
@@ -121,7 +119,12 @@ RepairResult repair_session(const std::filesystem::path& path) {
   RepairResult result{diagnose_session_bytes(bytes), false, std::nullopt};
   if (result.diagnosis.health != SessionHealth::torn_tail) return result;
   result.backup = write_backup(path, bytes);
-  file.truncate_and_sync(result.diagnosis.offset);
+  try {
+    file.truncate_and_sync(result.diagnosis.offset);
+  } catch (const std::system_error& error) {
+    throw std::system_error(error.code(), std::string(error.what()) + " (the backup " + result.backup->string() +
+                                              " holds the file as it was)");
+  }
   result.repaired = true;
   return result;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <istream>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -84,6 +85,10 @@ class LineLoader {
     }
   }
 
+  // A line longer than kMaxLineBytes is a resource error, not an invalid
+  // session: the line being read is the next one.
+  [[noreturn]] void refuse_long_line() const { throw LineTooLong(line_number_ + 1); }
+
   // One message per line at most: reserving spares the regrowth copies and
   // the up-to-2x slack of a doubling vector (peak memory, issue 6).
   void reserve(std::size_t lines) { messages_.reserve(lines); }
@@ -91,6 +96,7 @@ class LineLoader {
 
  private:
   void load_line_at(std::string_view line, std::size_t readable_after, bool terminated) {
+    if (line.size() > kMaxLineBytes) throw LineTooLong(line_number_);
     // simdjson answers the lines it is sure of; load_line gives every other
     // answer, errors included, so their texts are parse_json_line's.
     std::optional<Message> message = fast_lines_.message(line, readable_after);
@@ -127,19 +133,25 @@ std::size_t expected_messages(std::string_view first_lines, std::uint64_t file_s
 // as they arrive: the file is never held whole next to its messages (peak
 // memory, issue 6), and the buffer stays in cache. A line longer than the
 // buffer grows it. The buffer keeps the fast path's padding past its end.
-std::vector<Message> load_file(internal::SharedReadFile& file) {
+// `read_some(buffer, size)` returns how many bytes it read, 0 only at the
+// end; `size_hint` is the input's size if known (else 0). A line past
+// kMaxLineBytes stops the read there: an endless line (/dev/zero) costs a
+// bounded amount of memory, never all of it.
+template <class ReadSome>
+std::vector<Message> load_pieces(ReadSome read_some, std::uint64_t size_hint, bool from_file) {
   constexpr std::size_t kPiece = std::size_t{1} << 20;
-  LineLoader loader(/*from_file=*/true);
+  LineLoader loader(from_file);
   std::size_t capacity = kPiece;
   std::string buffer(capacity + internal::kFastJsonLinePadding, ' ');
   std::size_t filled = 0;  // bytes of a line not yet complete, at the front
   bool reserved = false;
   for (;;) {
     if (filled == capacity) {
-      capacity *= 2;
+      if (capacity > kMaxLineBytes) loader.refuse_long_line();
+      capacity = std::min(2 * capacity, kMaxLineBytes + 1);
       buffer.resize(capacity + internal::kFastJsonLinePadding, ' ');
     }
-    const std::size_t got = file.read_some(buffer.data() + filled, capacity - filled);
+    const std::size_t got = read_some(buffer.data() + filled, capacity - filled);
     if (got == 0) break;
     const std::size_t newline = std::string_view(buffer.data() + filled, got).rfind('\n');
     filled += got;
@@ -147,7 +159,7 @@ std::vector<Message> load_file(internal::SharedReadFile& file) {
     const std::size_t complete = filled - got + newline + 1;
     const std::string_view lines(buffer.data(), complete);
     if (!reserved) {
-      loader.reserve(expected_messages(lines, file.size_when_opened()));
+      if (size_hint > 0) loader.reserve(expected_messages(lines, size_hint));
       reserved = true;
     }
     loader.load(lines, buffer.size() - complete);
@@ -187,8 +199,27 @@ std::vector<Message> load_session_from_memory(std::string_view bytes) {
 std::vector<Message> load_session(const std::filesystem::path& path) {
   std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
-  return load_file(*file);
+  return load_pieces([&file](char* buffer, std::size_t size) { return file->read_some(buffer, size); },
+                     file->size_when_opened(), /*from_file=*/true);
 }
+
+std::vector<Message> load_session_from_stream(std::istream& in) {
+  std::streambuf* bytes = in.rdbuf();
+  if (bytes == nullptr) return {};
+  // sgetn, not istream::read: an exception thrown by the stream buffer (a
+  // read error with its errno) reaches the caller instead of a state bit.
+  return load_pieces(
+      [bytes](char* buffer, std::size_t size) {
+        return static_cast<std::size_t>(bytes->sgetn(buffer, static_cast<std::streamsize>(size)));
+      },
+      0, /*from_file=*/false);
+}
+
+LineTooLong::LineTooLong(std::size_t line)
+    : std::system_error(EFBIG, std::generic_category(),
+                        "cannot load line " + std::to_string(line) + ": it is longer than " +
+                            std::to_string(kMaxLineBytes) + " bytes, the longest line this implementation loads"),
+      line_(line) {}
 
 void append_session(const std::filesystem::path& path, const Message& message, const AppendOptions& options) {
   append_session(path, std::span<const Message>(&message, 1), options);

@@ -79,11 +79,18 @@ struct RepairResult {
 
 // Repairs a torn tail: under an exclusive flock(2), diagnoses the file and,
 // when (and only when) the health is torn_tail, writes a backup copy of
-// the whole file (fsynced, with its directory) and then truncates the file
-// at `diagnosis.offset` (fsynced), keeping every complete valid line. A
-// valid or corrupt file is left untouched (repaired == false).
-// Throws std::system_error; if it is thrown before the truncation, the
-// file is unchanged.
+// the whole file and then truncates the file at `diagnosis.offset`
+// (fsynced), keeping every complete valid line. A valid or corrupt file is
+// left untouched (repaired == false).
+// The backup is written to `<backup>.tmp-<pid>`, fsynced, renamed to its
+// final name (never replacing a file) and its directory fsynced, all
+// before the cut: a backup under its final name is always complete.
+// `path` must be a regular file, not a symbolic link (SPEC.md §8).
+// Throws std::system_error. Thrown before the cut (open, lock, read,
+// backup), the file is unchanged and no backup name exists; thrown by the
+// cut's ftruncate, the file is unchanged and the backup exists; thrown by
+// the cut's fsync, the file is cut but the cut may not be on disk yet,
+// and what() says so and names the backup.
 RepairResult repair_session(const std::filesystem::path& path);
 
 }  // namespace agent_session

@@ -16,10 +16,12 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <iosfwd>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace agent_session {
@@ -56,15 +58,40 @@ class SessionError : public std::runtime_error {
 // that line is the last one and has no trailing `\n` (the mark of a write
 // cut short), the detail ends with a hint to run `agent-session repair`.
 // Reads under a shared flock(2) (regular files), so an append in progress
-// is seen whole or not at all.
+// is seen whole or not at all. A line longer than kMaxLineBytes throws
+// LineTooLong (declared below) after reading at most that much of it.
 std::vector<Message> load_session(const std::filesystem::path& path);
+
+// The longest line, in bytes without its `\n`, that loading holds in
+// memory: 256 MiB. Not a rule of the format (SPEC.md §2 has no limit) but a
+// resource limit of this implementation, so that an endless line
+// (/dev/zero, a runaway writer) fails in bounded memory instead of taking
+// all of it.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{256} << 20;
+
+// A line longer than kMaxLineBytes: a resource error (errno EFBIG; the CLI
+// exits 3), not an invalid session. line() is physical and 1-based.
+class LineTooLong : public std::system_error {
+ public:
+  explicit LineTooLong(std::size_t line);
+  std::size_t line() const noexcept { return line_; }
+
+ private:
+  std::size_t line_;
+};
 
 // Loads a session from its raw bytes (standard input, a fuzzer's buffer).
 // The rules of decisions §2: split on `\n`; a line of zero bytes is
 // skipped; anything else, a lone `\r` or a byte-order mark included, must
 // be a JSON message; a trailing `\r` is JSON whitespace.
-// Throws SessionError as load_session does.
+// Throws SessionError as load_session does, and LineTooLong.
 std::vector<Message> load_session_from_memory(std::string_view bytes);
+
+// Loads a session from a stream (standard input) a piece at a time, as
+// load_session reads a file: the input is never held whole, and an endless
+// line stops at kMaxLineBytes. Exceptions thrown by the stream's buffer
+// (a read error) propagate. Throws SessionError, LineTooLong.
+std::vector<Message> load_session_from_stream(std::istream& in);
 
 // How far an append pushes its bytes toward the disk before returning.
 // Beyond the chapter (which has "no fsync policy"): see SPEC.md

@@ -11,8 +11,9 @@
 
 #include <algorithm>
 #include <iostream>
-#include <iterator>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <system_error>
 
 namespace agent_session::cli {
@@ -24,12 +25,8 @@ struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-std::string read_all(std::istream& in) {
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<Message> load(const std::string& file, std::istream& in) {
-  if (file == kStdin) return load_session_from_memory(read_all(in));
+  if (file == kStdin) return load_session_from_stream(in);
   return load_session(file);
 }
 
@@ -52,7 +49,7 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
   // Every message is validated before the file is touched, then all go
   // out in one locked write: all or nothing.
-  append_session(file, load_session_from_memory(read_all(in)), options);
+  append_session(file, load_session_from_stream(in), options);
 }
 
 struct Options {
@@ -115,9 +112,8 @@ int reported(std::ostream& err, const std::exception& error, ExitCode status) {
   return status;
 }
 
-}  // namespace
-
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+// The command itself; run() maps what it throws onto exit codes.
+int run_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app(
       "agent-session: load, check, estimate and trim an LLM agent's JSONL session.\n"
       "Exit codes: 0 ok, 1 invalid session or budget error, 2 usage error, 3 other I/O error.",
@@ -164,27 +160,37 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   }
 
   if (*conform) return run_conformance(conform_options, out, err);
-  try {
-    // Usage is settled before any input is read, so a bad budget is a
-    // usage error (2) even when the session is invalid too.
-    const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
-    if (*run_command) {
-      std::optional<std::uint64_t> run_budget;
-      if (run_command->count("--max-chars") > 0) run_budget = parse_budget(run_options.max_chars);
-      return run_agent_command(run_options, run_budget, out, err);
-    }
-    if (*append) {
-      append_from_stdin(options.file, in, append_options(options));
-      return kOk;
-    }
-    if (*repair_command) return repair(options.file, options.apply, out);
-    const std::vector<Message> messages = load(options.file, in);
-    if (*check) out << messages.size() << " messages\n";
-    if (*estimate) out << estimate_context_chars(messages) << '\n';
-    if (*canon) out << to_canonical_jsonl(messages);
-    if (*trim) out << to_canonical_jsonl(trim_context(messages, budget));
-    out.flush();
+  // Usage is settled before any input is read, so a bad budget is a
+  // usage error (2) even when the session is invalid too.
+  const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
+  if (*run_command) {
+    std::optional<std::uint64_t> run_budget;
+    if (run_command->count("--max-chars") > 0) run_budget = parse_budget(run_options.max_chars);
+    return run_agent_command(run_options, run_budget, out, err);
+  }
+  if (*append) {
+    append_from_stdin(options.file, in, append_options(options));
     return kOk;
+  }
+  if (*repair_command) return repair(options.file, options.apply, out);
+  const std::vector<Message> messages = load(options.file, in);
+  if (*check) out << messages.size() << " messages\n";
+  if (*estimate) out << estimate_context_chars(messages) << '\n';
+  if (*canon) out << to_canonical_jsonl(messages);
+  if (*trim) out << to_canonical_jsonl(trim_context(messages, budget));
+  return kOk;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  try {
+    const int code = run_command(args, in, out, err);
+    // Output is only done once it is written: a full disk or a closed
+    // pipe found by this flush is a failure, never exit 0.
+    out.flush();
+    if (out.bad()) throw std::system_error(EIO, std::generic_category(), "cannot write standard output");
+    return code;
   } catch (const UsageError& error) {
     return reported(err, error, kUsage);
   } catch (const SessionError& error) {
@@ -194,6 +200,12 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   } catch (const ScriptError& error) {
     return reported(err, error, kInvalid);
   } catch (const std::system_error& error) {
+    return reported(err, error, kIo);
+  } catch (const std::bad_alloc&) {
+    return reported(err, std::runtime_error("out of memory"), kIo);
+  } catch (const std::exception& error) {
+    // Nothing else is expected here; a resource or I/O failure is the
+    // likeliest cause, and a one-line exit 3 beats an abort.
     return reported(err, error, kIo);
   }
 }

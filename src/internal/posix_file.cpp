@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -14,11 +15,15 @@
 namespace agent_session::internal {
 namespace {
 
-[[noreturn]] void throw_errno(int error, const char* what, const std::filesystem::path& path) {
-  throw std::system_error(error, std::generic_category(), std::string(what) + " " + path.string());
+[[noreturn]] void throw_errno(int error, const std::string& what, const std::filesystem::path& path) {
+  throw std::system_error(error, std::generic_category(), what + " " + path.string());
 }
 
-[[noreturn]] void throw_errno(const char* what, const std::filesystem::path& path) { throw_errno(errno, what, path); }
+// Reads errno before anything can allocate (and so touch it).
+[[noreturn]] void throw_errno(const char* what, const std::filesystem::path& path) {
+  const int error = errno;
+  throw_errno(error, std::string(what), path);
+}
 
 // Closes on every path out, errors included.
 class Descriptor {
@@ -100,16 +105,56 @@ void fsync_directory_of(const std::filesystem::path& path) {
   if (::fsync(dir.get()) != 0) throw_errno("cannot sync directory of", path);
 }
 
+// Writers never follow a symlink at the session path (SPEC.md §8): a link
+// planted there would redirect the append into any file the user can
+// write. O_NONBLOCK: opening a FIFO must not wait for a reader; the
+// descriptor is then refused as not a regular file.
+constexpr int kWriterFlags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+
+[[noreturn]] void throw_open_error(const char* what, const std::filesystem::path& path) {
+  if (errno == ELOOP) {
+    throw std::system_error(ELOOP, std::generic_category(),
+                            std::string(what) + " " + path.string() +
+                                ": it is a symbolic link, and sessions are never written through one "
+                                "(name the link's target instead)");
+  }
+  throw_errno(what, path);
+}
+
+// A writer's descriptor must be a regular file: a FIFO would block the
+// write, a device would swallow it, and neither can be rolled back.
+void require_regular_file(int fd, const char* what, const std::filesystem::path& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw_errno(what, path);
+  if (!S_ISREG(info.st_mode)) {
+    throw std::system_error(EINVAL, std::generic_category(),
+                            std::string(what) + " " + path.string() + ": not a regular file");
+  }
+}
+
+// Owner-only whatever the umask: open's mode is filtered by the umask, so
+// a umask like 0277 would make it 0400. Sessions and backups hold whatever
+// tools printed.
+void make_owner_only(int fd, const std::filesystem::path& path) {
+  if (::fchmod(fd, 0600) != 0) throw_errno("cannot set mode 0600 on", path);
+}
+
 // Opens an existing file, or creates it, telling which happened: O_EXCL
 // settles the race between two creators, so exactly one of them fsyncs
-// the directory entry it made.
+// the directory entry it made. ENOENT then EEXIST means another process
+// created and removed the file between our two calls; that race is
+// retried a bounded number of times, never spun on.
 std::pair<int, bool> open_or_create(const std::filesystem::path& path, int flags) {
-  for (;;) {
-    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  constexpr int kAttempts = 100;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const int fd = ::open(path.c_str(), flags | kWriterFlags);
     if (fd >= 0 || errno != ENOENT) return {fd, false};
-    const int made = ::open(path.c_str(), flags | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    const int made = ::open(path.c_str(), flags | O_CREAT | O_EXCL | kWriterFlags, 0600);
     if (made >= 0 || errno != EEXIST) return {made, true};
   }
+  throw std::system_error(EAGAIN, std::generic_category(),
+                          "cannot open session for append " + path.string() + ": it was created and removed " +
+                              std::to_string(kAttempts) + " times while we opened it");
 }
 
 }  // namespace
@@ -172,8 +217,10 @@ LockedFile::~LockedFile() {
 LockedFile LockedFile::for_append(const std::filesystem::path& path) {
   // Read access too: the torn-tail check reads the last line.
   auto [fd, created] = open_or_create(path, O_RDWR | O_APPEND);
+  if (fd < 0) throw_open_error("cannot open session for append", path);
   Descriptor file(fd);
-  if (file.get() < 0) throw_errno("cannot open session for append", path);
+  require_regular_file(file.get(), "cannot append to session", path);
+  if (created) make_owner_only(file.get(), path);
   lock(file.get(), LOCK_EX, path);
   LockedFile locked(file.release(), path, created);
   // Measured only now: another writer may have appended while we waited.
@@ -182,8 +229,9 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path) {
 }
 
 LockedFile LockedFile::for_repair(const std::filesystem::path& path) {
-  Descriptor file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-  if (file.get() < 0) throw_errno("cannot open session for repair", path);
+  Descriptor file(::open(path.c_str(), O_RDWR | kWriterFlags));
+  if (file.get() < 0) throw_open_error("cannot open session for repair", path);
+  require_regular_file(file.get(), "cannot repair session", path);
   lock(file.get(), LOCK_EX, path);
   LockedFile locked(file.release(), path, false);
   locked.size_ = size_of(locked.fd_, path);
@@ -238,23 +286,47 @@ void LockedFile::sync_data(std::uint64_t rollback_size) {
 void LockedFile::truncate_and_sync(std::uint64_t size) {
   if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) throw_errno("cannot truncate session", path_);
   size_ = size;
-  if (::fsync(fd_) != 0) throw_errno("cannot sync session", path_);
+  if (::fsync(fd_) != 0) {
+    const int error = errno;
+    throw_errno(error, "cut to " + std::to_string(size) + " bytes, but cannot sync the cut to disk: session", path_);
+  }
 }
 
-bool write_new_file_synced(const std::filesystem::path& path, std::string_view bytes) {
-  Descriptor file(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (file.get() < 0) {
-    if (errno == EEXIST) return false;
-    throw_errno("cannot create", path);
+std::filesystem::path write_new_file_synced(std::string_view bytes,
+                                            const std::function<std::filesystem::path(int)>& name_for,
+                                            int attempts) {
+  // The bytes go to a temporary name first, so that no final name ever
+  // holds a partial copy: a failure (or a kill) leaves at most a
+  // `.tmp-` file, never a short backup that looks complete.
+  const std::string temp_base = name_for(0).string() + ".tmp-" + std::to_string(::getpid());
+  std::filesystem::path temp;
+  int fd = -1;
+  for (int k = 0; fd < 0; ++k) {
+    temp = k == 0 ? temp_base : temp_base + "-" + std::to_string(k);
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno != EEXIST || k + 1 == attempts)) throw_errno("cannot create", temp);
   }
-  const int error = write_all(file.get(), bytes);
-  if (error != 0 || ::fsync(file.get()) != 0) {
-    const int failed = error != 0 ? error : errno;
-    ::unlink(path.c_str());
-    throw_errno(failed, "cannot write", path);
+  Descriptor file(fd);
+  try {
+    make_owner_only(file.get(), temp);
+    if (const int error = write_all(file.get(), bytes); error != 0) throw_errno(error, "cannot write", temp);
+    if (::fsync(file.get()) != 0) throw_errno("cannot sync", temp);
+    for (int k = 0; k < attempts; ++k) {
+      const std::filesystem::path name = name_for(k);
+      // RENAME_NOREPLACE: an existing file of that name is never replaced.
+      if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, name.c_str(), RENAME_NOREPLACE) == 0) {
+        fsync_directory_of(name);
+        return name;
+      }
+      if (const int error = errno; error != EEXIST) throw_errno(error, "cannot rename " + temp.string() + " to", name);
+    }
+    throw std::system_error(EEXIST, std::generic_category(),
+                            "cannot find a free name for " + name_for(0).string() + " after " +
+                                std::to_string(attempts) + " tries");
+  } catch (...) {
+    ::unlink(temp.c_str());
+    throw;
   }
-  fsync_directory_of(path);
-  return true;
 }
 
 }  // namespace agent_session::internal

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,10 +98,14 @@ class LockedFile {
   std::uint64_t size_ = 0;
 };
 
-// Writes `bytes` to a new file `path` (O_EXCL, mode 0600), fsyncs it and
-// its directory. Returns false, writing nothing, when `path` exists.
-// Throws std::system_error for any other failure (a partial file is
-// removed).
-bool write_new_file_synced(const std::filesystem::path& path, std::string_view bytes);
+// Writes `bytes` to a new file, complete or not at all: first to a
+// temporary `name_for(0) + ".tmp-<pid>"` (O_EXCL, mode 0600 whatever the
+// umask), fsynced, then renamed to the first of name_for(0), name_for(1),
+// ... name_for(attempts - 1) that does not exist (never replacing one), and
+// its directory fsynced. Returns the name used. Throws std::system_error;
+// on any failure the temporary file is removed and no final name is made.
+std::filesystem::path write_new_file_synced(std::string_view bytes,
+                                            const std::function<std::filesystem::path(int)>& name_for,
+                                            int attempts);
 
 }  // namespace agent_session::internal
