@@ -1,6 +1,7 @@
 #include "internal/canonical_element.hpp"
 
 #include "internal/canonical_writer.hpp"
+#include "internal/json_line.hpp"
 
 #include <algorithm>
 #include <array>
@@ -37,8 +38,19 @@ bool has_index_or_repeated_key(dom::object object) {
     if (is_array_index(field.key)) return true;
     keys.push_back(field.key);
   }
-  std::sort(keys.begin(), keys.end());
-  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+  // Counted (see object_key_comparisons): the one place where the fast
+  // path's cost depends on how many keys an object has.
+  std::uint64_t comparisons = 0;
+  std::sort(keys.begin(), keys.end(), [&](std::string_view a, std::string_view b) {
+    ++comparisons;
+    return a < b;
+  });
+  const bool repeated = std::adjacent_find(keys.begin(), keys.end(), [&](std::string_view a, std::string_view b) {
+    ++comparisons;
+    return a == b;
+  }) != keys.end();
+  add_key_comparisons(comparisons);
+  return repeated;
 }
 
 bool append_object(TextBuffer& out, dom::object object) {

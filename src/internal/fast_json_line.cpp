@@ -6,7 +6,6 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -17,8 +16,6 @@ namespace {
 namespace dom = simdjson::dom;
 
 static_assert(kFastJsonLinePadding >= simdjson::SIMDJSON_PADDING);
-
-using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map's base
 
 // Why simdjson may stand in for parse_json_line at all (each rule is a case
 // in tests/fast_json_line_test.cpp, and the fuzz target checks the rest):
@@ -38,20 +35,13 @@ using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map
 
 Json to_json(dom::element element);
 
+// Built as parse_json_line's DomBuilder builds it, through the same two
+// calls: the same merging and order, in O(n log n) key comparisons.
 Json object_to_json(dom::object object) {
   Json json = Json::object();
-  auto& members = static_cast<Members&>(*json.get_ptr<Json::object_t*>());
-  members.reserve(object.size());
-  for (dom::key_value_pair field : object) {
-    const auto same = std::find_if(members.begin(), members.end(),
-                                   [&](const auto& member) { return member.first == field.key; });
-    if (same == members.end()) {
-      members.emplace_back(std::string(field.key), to_json(field.value));
-    } else {
-      same->second = to_json(field.value);  // the last value wins, at the first position
-    }
-  }
-  put_in_javascript_order(json);
+  json.get_ptr<Json::object_t*>()->reserve(object.size());
+  for (dom::key_value_pair field : object) object_member_slot(json, field.key) = to_json(field.value);
+  finish_object(json);
   return json;
 }
 

@@ -6,6 +6,7 @@
 
 #include "agent_session/message.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -26,6 +27,29 @@ std::variant<Json, std::string> parse_json_line(std::string_view line);
 // Puts `object`'s members in JavaScript's property order: array-index keys
 // first, ascending, then the others in insertion order.
 void put_in_javascript_order(Json& object);
+
+// Objects are built as JSON.parse builds them (SPEC §2): a repeated key
+// keeps the position of its first occurrence and takes the last value,
+// and array-index keys come first. Both builders (parse_json_line's and
+// the fast path's) go through these two calls, which cost O(n log n) key
+// comparisons for an object of n members whatever its keys (issue 13):
+// Json's own operator[] searches the members one by one, n^2/2
+// comparisons for n distinct keys.
+//
+// The slot for the value of the member `key` of `object`, an object being
+// built, which the caller then assigns (before adding the next member).
+Json& object_member_slot(Json& object, std::string_view key);
+
+// Completes an object built with object_member_slot: merges the repeated
+// keys it has not merged yet, then puts it in JavaScript's order.
+void finish_object(Json& object);
+
+// The key comparisons object_member_slot, finish_object and the loader's
+// other key checks (add_key_comparisons) have made on this thread since it
+// started: a deterministic measure of their work, by which tests check
+// that loading stays linear without timing anything.
+std::uint64_t object_key_comparisons() noexcept;
+void add_key_comparisons(std::uint64_t comparisons) noexcept;
 
 // `bytes` made safe to quote in a one-line error: printable ASCII and valid
 // UTF-8 stay, everything else becomes `\xNN`; cut to about `limit` bytes.
