@@ -175,12 +175,19 @@ class DomBuilder : public nlohmann::json_sax<Json> {
   }
 
   // nlohmann's text is "[json.exception.parse_error.101] parse error at
-  // line 1, column 5: syntax error ..."; keep the part after the location
-  // and say where in the line, in bytes.
+  // line 1, column 5: syntax error ...", or for a number past a double's
+  // range "[json.exception.out_of_range.406] number overflow parsing
+  // '1e400'": keep the reason after the id and the location (a column
+  // counts characters, and the line is always 1), and say where in the
+  // line, in bytes.
   static std::string describe(std::size_t position, std::string_view what) {
-    const auto colon = what.find(": ");
-    const auto reason = colon == std::string_view::npos ? what : what.substr(colon + 2);
-    return "byte " + std::to_string(position) + ": " + printable_excerpt(reason, 200);
+    if (const auto id_end = what.find("] "); what.starts_with('[') && id_end != std::string_view::npos) {
+      what.remove_prefix(id_end + 2);
+    }
+    if (const auto colon = what.find(": "); what.starts_with("parse error") && colon != std::string_view::npos) {
+      what.remove_prefix(colon + 2);
+    }
+    return "byte " + std::to_string(position) + ": " + printable_excerpt(what, 200);
   }
 
   Json root_;

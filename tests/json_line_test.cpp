@@ -1,0 +1,150 @@
+// internal/json_line.hpp: the exact detail of every kind of parse error,
+// what follows "invalid session JSON at line N: " (SPEC §2 lets an
+// implementation add one; ours says which byte and why). Pinned byte for
+// byte, so that a changed cut of nlohmann's message, a changed position or
+// a changed escape in the excerpt fails here rather than silently.
+#include "internal/json_line.hpp"
+
+#include "agent_session/session.hpp"
+#include "internal/canonical_writer.hpp"
+#include "internal/fast_json_line.hpp"
+#include "support/thrown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace agent_session::internal {
+namespace {
+
+std::string error_of(const std::string& line) {
+  auto parsed = parse_json_line(line);
+  if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+  ADD_FAILURE() << "parse_json_line accepts " << line;
+  return {};
+}
+
+const std::string kValue = "syntax error while parsing value - ";
+
+TEST(JsonLineErrorTest, SyntaxErrorsSayTheByteAndNlohmannsReasonWithoutItsLocation) {
+  EXPECT_EQ(error_of(""), "byte 1: " + kValue + "unexpected end of input; expected '[', '{', or a literal");
+  EXPECT_EQ(error_of("tru"), "byte 4: " + kValue + "invalid literal; last read: 'tru'");
+  EXPECT_EQ(error_of(R"({"a" 1})"),
+            "byte 6: syntax error while parsing object separator - unexpected number literal; expected ':'");
+  EXPECT_EQ(error_of(R"({"a":1,})"),
+            "byte 8: syntax error while parsing object key - unexpected '}'; expected string literal");
+  EXPECT_EQ(error_of("[1,]"), "byte 4: " + kValue + "unexpected ']'; expected '[', '{', or a literal");
+  EXPECT_EQ(error_of("{} {}"), "byte 4: " + kValue + "unexpected '{'; expected end of input");
+  EXPECT_EQ(error_of("1."), "byte 3: " + kValue + "invalid number; expected digit after '.'; last read: '1.'");
+  EXPECT_EQ(error_of(R"("\x")"), "byte 3: " + kValue + "invalid string: forbidden character after backslash; last read: '\"\\x'");
+}
+
+TEST(JsonLineErrorTest, StricterThanJavaScriptErrorsSayWhy) {  // SPEC §2.1
+  EXPECT_EQ(error_of("\"\xff\""), "byte 2: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'");
+  EXPECT_EQ(error_of(R"("\ud800")"), "byte 8: " + kValue +
+                                         "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF; "
+                                         "last read: '\"\\ud800\"'");
+  EXPECT_EQ(error_of(R"("\udc00x")"),
+            "byte 7: " + kValue + "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF; last read: '\"\\udc00'");
+  // nlohmann words these without a location: nothing to cut but its id.
+  EXPECT_EQ(error_of("1e400"), "byte 5: number overflow parsing '1e400'");
+  EXPECT_EQ(error_of(R"({"a":[-1e400]})"), "byte 12: number overflow parsing '-1e400'");
+  EXPECT_EQ(error_of(std::string(512, '[') + "[]" + std::string(512, ']')), "nesting deeper than 512 levels");
+}
+
+TEST(JsonLineErrorTest, ByteOrderMarkAndNulAreNamedWithTheirPosition) {
+  EXPECT_EQ(error_of("\xEF\xBB\xBF{}"), "byte 1: a byte-order mark is not JSON whitespace");
+  EXPECT_EQ(error_of(std::string("{}\0x", 4)), "byte 3: a NUL byte is not JSON");
+  EXPECT_EQ(error_of(std::string("\0", 1)), "byte 1: a NUL byte is not JSON");
+}
+
+// The quoted bytes: printable ASCII (space included) and valid UTF-8 stay,
+// every other byte is \xNN (DEL too); a control character is nlohmann's
+// <U+00XX>.
+TEST(JsonLineErrorTest, TheExcerptKeepsPrintableTextAndEscapesTheRest) {
+  EXPECT_EQ(error_of("\"a b\tc\""), "byte 5: " + kValue +
+                                        "invalid string: control character U+0009 (HT) must be escaped to \\u0009 or "
+                                        "\\t; last read: '\"a b<U+0009>'");
+  EXPECT_EQ(error_of("\"\x7f~\x1f\""), "byte 4: " + kValue +
+                                            "invalid string: control character U+001F (US) must be escaped to \\u001F; "
+                                            "last read: '\"\\x7F~<U+001F>'");
+  EXPECT_EQ(error_of("\"\xc3\xa9\x01\""), "byte 4: " + kValue +
+                                               "invalid string: control character U+0001 (SOH) must be escaped to "
+                                               "\\u0001; last read: '\"\xc3\xa9<U+0001>'");
+  // A sequence cut short is not valid UTF-8: its bytes are escaped.
+  EXPECT_EQ(error_of("\"\xe2\x82\""),
+            "byte 4: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xE2\\x82\"'");
+}
+
+TEST(JsonLineErrorTest, ALongReasonIsCutAfter200BytesWithAnEllipsis) {
+  const std::string reason = kValue + "invalid string: missing closing quote; last read: '\"";
+  const std::string unclosed = '"' + std::string(300, 'x');
+  EXPECT_EQ(error_of(unclosed), "byte 302: " + reason + std::string(200 - reason.size(), 'x') + "...");
+  const std::string overflow = "number overflow parsing '";
+  EXPECT_EQ(error_of(std::string(400, '9')), "byte 400: " + overflow + std::string(200 - overflow.size(), '9') + "...");
+  // A reason of exactly 200 bytes is kept whole.
+  const std::string exponent = "1e" + std::string(169, '0') + "400";
+  ASSERT_EQ((overflow + exponent + "'").size(), 200u);
+  EXPECT_EQ(error_of(exponent), "byte 174: " + overflow + exponent + "'");
+}
+
+TEST(JsonLineErrorTest, ALoadSaysTheLineThenTheDetail) {
+  const auto error = test_support::thrown<SessionError>(
+      [] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\"}\n\n{\"a\" 1}\n"); });
+  EXPECT_EQ(std::string(error.what()),
+            "invalid session JSON at line 3: byte 6: syntax error while parsing object separator - unexpected number "
+            "literal; expected ':'");
+  const auto overflow = test_support::thrown<SessionError>(
+      [] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\",\"n\":1e999}\n"); });
+  EXPECT_EQ(std::string(overflow.what()), "invalid session JSON at line 1: byte 37: number overflow parsing '1e999'");
+}
+
+// Objects past 16 members are merged by sorting rather than member by
+// member (object_member_slot): the result must be the same. The model is
+// JavaScript's rule written plainly (SPEC §2, §3).
+Json javascript_object(const std::vector<std::pair<std::string, double>>& members) {
+  std::vector<std::pair<std::string, double>> kept;
+  for (const auto& [key, value] : members) {
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const auto& member) { return member.first == key; });
+    if (same == kept.end()) kept.emplace_back(key, value);
+    else same->second = value;
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    const bool a_index = is_array_index(a.first), b_index = is_array_index(b.first);
+    if (a_index != b_index) return a_index;
+    return a_index && std::stoul(a.first) < std::stoul(b.first);
+  });
+  Json object = Json::object();
+  for (const auto& [key, value] : kept) object[key] = value;
+  return object;
+}
+
+TEST(JsonLineTest, ObjectsOfManyMembersMergeAndOrderAsJavaScriptDoes) {
+  FastJsonLine fast;
+  for (const std::size_t count : {15u, 16u, 17u, 18u, 40u, 200u}) {
+    std::vector<std::pair<std::string, double>> members;
+    for (std::size_t i = 0; i < count; ++i) {
+      // Repeated keys, index keys (repeated too) and keys that only look like indexes.
+      const std::size_t r = i * 7 % 23;
+      const std::string key = r < 12 ? "k" + std::to_string(r % 9) : r < 20 ? std::to_string(r * 5 % 11) : "0" + std::to_string(r);
+      members.emplace_back(key, static_cast<double>(i));
+    }
+    std::string text = "{";
+    for (const auto& [key, value] : members) text += (text.size() > 1 ? ",\"" : "\"") + key + "\":" + std::to_string(static_cast<int>(value));
+    text += "}";
+    SCOPED_TRACE(text);
+    const std::string expected = javascript_object(members).dump();
+    EXPECT_EQ(std::get<Json>(parse_json_line(text)).dump(), expected);
+    EXPECT_EQ(fast.json(text, 0)->dump(), expected);
+    const auto loaded = load_session_from_memory(
+        R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"b","input":)" + text + "}]}\n");
+    EXPECT_EQ(std::get<AssistantMessage>(loaded.at(0)).tool_calls.at(0).input.value().dump(), expected);
+  }
+}
+
+}  // namespace
+}  // namespace agent_session::internal
