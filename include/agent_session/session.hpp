@@ -138,14 +138,22 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 //   `\n`; when it is not (a writer killed mid-write), nothing is written
 //   and SessionError is thrown exactly as load_session would throw it for
 //   that line (`agent-session repair` cuts such a line off).
+// - `path` itself must not be a symbolic link (O_NOFOLLOW: ELOOP), so a
+//   link planted there never redirects the append; it must be a regular
+//   file (a FIFO or device: EINVAL). A new file gets fchmod(0600).
 // Not promised: anything across power loss with SyncPolicy::none; locking
 // on network filesystems whose flock is not shared between machines; a
-// process killed mid-write (or by SIGXFSZ) leaves a torn last line, which
-// load_session refuses and repair_session (repair.hpp) removes.
+// process killed mid-write leaves a prefix of the batch: its first lines,
+// whole, then at most one torn last line, which load_session refuses and
+// repair_session (repair.hpp) removes.
+// The caller must ignore SIGXFSZ (signal(SIGXFSZ, SIG_IGN)), as the CLI
+// does: otherwise RLIMIT_FSIZE kills the process mid-write instead of
+// failing the write with EFBIG, which is rolled back.
 //
 // Throws SerializationError, SessionError (see above), or
 // std::system_error with the failing call's errno (EISDIR, ENOSPC, EFBIG,
-// EIO, ENOLCK...); in every case the file is as it was.
+// EIO, ENOLCK, ELOOP...); in every case the file is as it was, except that
+// a failed first append may leave the empty file it created.
 void append_session(const std::filesystem::path& path, std::span<const Message> messages,
                     const AppendOptions& options = {});
 
