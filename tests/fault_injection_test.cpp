@@ -221,6 +221,26 @@ TEST_F(FaultInjection, AFailedRollbackSaysSoAndRepairRestoresTheFileAsItWas) {
   EXPECT_EQ(read(session_), before);
 }
 
+TEST_F(FaultInjection, EveryFailingCallOfALoadIsAnIoErrorNeverAnAnswer) {
+  // A read that fails part-way must not look like a shorter session.
+  std::string big;
+  for (int i = 0; i < 3000; ++i) big += kA + kB + kC;  // several read pieces
+  set_session(big);
+  for (const char* command : {"check", "estimate", "canon"}) {
+    const std::vector<std::string> args = with_session({command, "{}"}, session_);
+    const std::map<std::string, long> calls = counts(args, "");
+    ASSERT_GT(calls.at("read"), 1) << command;
+    for (const auto& [call, count] : calls) {
+      for (long nth = 1; nth <= count; ++nth) {
+        const Outcome run = cli(args, "", {{"FAULT_CALL", call}, {"FAULT_NTH", std::to_string(nth)}});
+        const std::string where = std::string(command) + ", " + call + " #" + std::to_string(nth);
+        expect_one_line_naming(run, std::strerror(EIO), where);
+        EXPECT_EQ(run.out, "") << where;
+      }
+    }
+  }
+}
+
 TEST_F(FaultInjection, ALoadSkipsTheLockOnlyWhereTheFilesystemHasNone) {
   // Unsupported flock (ENOLCK, EOPNOTSUPP, ENOSYS, EINVAL) loads unlocked,
   // as before locks existed; any other failure is an I/O error, never a
