@@ -3,22 +3,17 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
-#include "internal/utf8.hpp"
-#include "internal/posix_file.hpp"
+#include "cli/confined_read.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <ostream>
-#include <system_error>
+#include <stdexcept>
 
 namespace agent_session::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Enough for a demo, small enough that one call cannot flood the session.
-constexpr std::uintmax_t kMaxReadBytes = 64 * 1024;
 
 std::string echo(const Json& input) {
   if (!input.is_object() || !input.contains("text") || !input.at("text").is_string()) {
@@ -27,52 +22,11 @@ std::string echo(const Json& input) {
   return input.at("text").get<std::string>();
 }
 
-// True when `path` is `root` or lies under it (both canonical).
-bool is_within(const fs::path& path, const fs::path& root) {
-  const auto [root_end, path_end] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return root_end == root.end();
-}
-
-// The file `relative` names under `root`, with `..` and symlinks resolved,
-// or an exception naming why it is refused. The check and the read are
-// separate steps: this confines a model's paths, it is not a sandbox
-// against someone swapping symlinks meanwhile.
-fs::path confined_path(const fs::path& root, const std::string& relative) {
-  if (relative.empty()) throw std::invalid_argument("read_file: the path is empty");
-  if (fs::path(relative).is_absolute()) {
-    throw std::invalid_argument("read_file: absolute paths are refused: " + relative);
-  }
-  const fs::path canonical_root = fs::canonical(root);
-  const fs::path target = fs::weakly_canonical(canonical_root / relative);
-  if (!is_within(target, canonical_root)) {
-    throw std::invalid_argument("read_file: " + relative + " is outside the directory " + root.string());
-  }
-  return target;
-}
-
 std::string read_file(const fs::path& root, const Json& input) {
   if (!input.is_object() || !input.contains("path") || !input.at("path").is_string()) {
     throw std::invalid_argument("read_file takes {\"path\": string}, relative to " + root.string());
   }
-  const std::string relative = input.at("path").get<std::string>();
-  const fs::path target = confined_path(root, relative);
-  // Never open a FIFO or a device: it could block or never end.
-  if (!fs::is_regular_file(target)) throw std::invalid_argument("read_file: not a regular file: " + relative);
-  if (fs::file_size(target) > kMaxReadBytes) {
-    throw std::invalid_argument("read_file: " + relative + " is larger than " + std::to_string(kMaxReadBytes) +
-                                " bytes");
-  }
-  std::optional<std::string> bytes;
-  try {
-    bytes = internal::read_file_if_exists(target);
-  } catch (const std::system_error& error) {
-    throw std::runtime_error("read_file: cannot read " + relative + ": " + error.code().message());
-  }
-  if (!bytes) throw std::runtime_error("read_file: no such file: " + relative);
-  if (internal::valid_utf8_prefix(*bytes) != bytes->size()) {
-    throw std::invalid_argument("read_file: " + relative + " is not UTF-8 text");
-  }
-  return std::move(*bytes);
+  return read_confined(root, input.at("path").get<std::string>());
 }
 
 void report(std::ostream& err, const RequestReport& r) {

@@ -43,8 +43,9 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
 // The demo tools:
 //   echo       {"text": S} -> S;
 //   read_file  {"path": S} -> the UTF-8 text of a regular file of at most
-//              64 KiB under `root`. Absolute paths and paths that resolve
-//              (`..`, symlinks) outside `root` are refused.
+//              64 KiB beneath `root`, resolved by the kernel beneath a
+//              descriptor of `root` (read_confined, confined_read.hpp,
+//              SPEC.md §9): no step of the resolution may leave `root`.
 // Both fail by throwing; run_agent turns that into an error result.
 std::map<std::string, Tool> demo_tools(const std::filesystem::path& root);
 

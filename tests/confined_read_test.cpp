@@ -1,0 +1,410 @@
+// The demo tool read_file and its confinement to --root (SPEC.md §9,
+// issue 13 item 1): paths that go through missing parts, symlinks swapped
+// mid-read, FIFOs, growing and procfs files, locked files. Every case runs
+// through the tool and through each resolver forced (openat2 and the
+// component walk), so both stay covered whatever the kernel.
+#include "cli/cli.hpp"
+#include "cli/confined_read.hpp"
+#include "cli/run_command.hpp"
+
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kCap = 64 * 1024;
+const std::string kSecret = "SECRET: the outside file";
+const std::string kInside = "inside text\n";
+
+using Reader = std::function<std::string(const fs::path& root, const std::string& path)>;
+
+struct Resolver {
+  const char* name;
+  Reader read;
+};
+
+std::string through_the_tool(const fs::path& root, const std::string& path) {
+  return cli::demo_tools(root).at("read_file").run(Json{{"path", path}});
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string excerpt(const std::string& text) { return text.size() <= 200 ? text : text.substr(0, 200) + "..."; }
+
+void PrintTo(const Resolver& resolver, std::ostream* out) { *out << resolver.name; }
+
+Reader forced(cli::Resolver resolver) {
+  return [resolver](const fs::path& root, const std::string& path) { return cli::read_confined(root, path, resolver); };
+}
+
+// What one read gave: the text, or the refusal's message.
+struct Outcome {
+  bool refused;
+  std::string text;
+};
+
+// Runs `body` in a forked child that SIGALRM ends after `seconds`: a read
+// that blocks fails the test instead of hanging it. The child reports a
+// failure as text through a pipe; "" means it passed.
+std::string in_child_with_watchdog(const std::function<std::string()>& body, unsigned seconds = 30) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    ::alarm(seconds);
+    std::string failure;
+    try {
+      failure = body();
+    } catch (const std::exception& error) {
+      failure = std::string("threw: ") + error.what();
+    }
+    if (failure.size() > 4000) failure.resize(4000);  // under the pipe's buffer: never blocks
+    if (!failure.empty() && ::write(pipe_fds[1], failure.data(), failure.size()) < 0) ::_exit(2);
+    ::_exit(failure.empty() ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string report;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) report.append(buffer, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  if (WIFSIGNALED(status)) {
+    return WTERMSIG(status) == SIGALRM ? "the read blocked: no answer within " + std::to_string(seconds) + " s"
+                                       : "the child died of signal " + std::to_string(WTERMSIG(status));
+  }
+  if (WEXITSTATUS(status) != 0 && report.empty()) return "the child exited " + std::to_string(WEXITSTATUS(status));
+  return report;
+}
+
+class ConfinedRead : public test_support::TempDirTest, public ::testing::WithParamInterface<Resolver> {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    fs::create_directories(root() / "sub");
+    write(dir_ / "secret.txt", kSecret);
+    write(root() / "in.txt", kInside);
+    write(root() / "sub" / "inner.txt", "inner\n");
+  }
+
+  fs::path root() const { return dir_ / "root"; }
+
+  Outcome attempt(const std::string& path) const { return attempt_in(root(), path); }
+  Outcome attempt_in(const fs::path& root, const std::string& path) const {
+    try {
+      return {false, GetParam().read(root, path)};
+    } catch (const std::exception& error) {
+      return {true, error.what()};
+    }
+  }
+  std::string read_ok(const std::string& path) const {
+    const Outcome got = attempt(path);
+    EXPECT_FALSE(got.refused) << path << ": " << got.text;
+    return got.text;
+  }
+  // The refusal's text; a failure when the read succeeded or leaked.
+  std::string refusal(const std::string& path) const {
+    const Outcome got = attempt(path);
+    EXPECT_TRUE(got.refused) << path << " was read: " << excerpt(got.text);
+    EXPECT_EQ(got.text.find(kSecret), std::string::npos) << path;
+    return got.text;
+  }
+};
+
+
+// ---------------------------------------------------------------------------
+// Paths.
+
+TEST_P(ConfinedRead, APathThroughAMissingPartNeverReachesALinkOutside) {
+  fs::create_symlink(dir_ / "secret.txt", root() / "link");
+  fs::create_symlink("../secret.txt", root() / "rlink");
+  fs::create_directory_symlink("/", root() / "slash");
+  const std::string via_slash = "slash" + (dir_ / "secret.txt").string();
+  for (const std::string& path :
+       {std::string("nonexistent/../link"), std::string("nonexistent/../rlink"), "x/../" + via_slash,
+        std::string("in.txt/../link"), std::string("a/b/c/../../../link"), std::string("sub/nonexistent/../../link"),
+        std::string("nonexistent/./../rlink"), std::string("sub/in.txt/../../rlink"), "in.txt/../" + via_slash}) {
+    refusal(path);
+  }
+  // Straight at the links: the refusal names the escape.
+  for (const std::string& path : {std::string("link"), std::string("rlink"), via_slash}) {
+    EXPECT_PRED2(has, refusal(path), "is outside the directory") << path;
+  }
+}
+
+TEST_P(ConfinedRead, AbsolutePathsAndDotDotEscapesAreRefused) {
+  EXPECT_PRED2(has, refusal((dir_ / "secret.txt").string()), "absolute paths are refused");
+  EXPECT_PRED2(has, refusal((root() / "in.txt").string()), "absolute paths are refused");
+  for (const char* path : {"../secret.txt", "sub/../../secret.txt", "./../secret.txt", "sub/./../../secret.txt", "..",
+                           "../root/in.txt", "sub/../../root/in.txt"}) {
+    EXPECT_PRED2(has, refusal(path), "is outside the directory") << path;
+  }
+  EXPECT_PRED2(has, refusal(std::string("in.txt\0/../../secret.txt", 24)), "NUL");
+  EXPECT_PRED2(has, refusal(""), "empty");
+}
+
+TEST_P(ConfinedRead, SymlinksThatStayBeneathTheRootAreFollowed) {
+  fs::create_directories(root() / "sub" / "deep");
+  write(root() / "sub" / "deep" / "d.txt", "deep\n");
+  fs::create_symlink("in.txt", root() / "link");
+  fs::create_symlink("link", root() / "chain");                        // a link to a link
+  fs::create_directory_symlink("sub/deep", root() / "deeplink");
+  fs::create_symlink("../in.txt", root() / "sub" / "up");              // climbs, but not out
+  fs::create_symlink("deep/../inner.txt", root() / "sub" / "around");  // `..` of a real directory
+  EXPECT_EQ(read_ok("in.txt"), kInside);
+  EXPECT_EQ(read_ok("./sub/../in.txt"), kInside);
+  EXPECT_EQ(read_ok("link"), kInside);
+  EXPECT_EQ(read_ok("chain"), kInside);
+  EXPECT_EQ(read_ok("deeplink/d.txt"), "deep\n");
+  EXPECT_EQ(read_ok("deeplink/../inner.txt"), "inner\n");  // `..` is the link's target's parent, as the kernel does
+  EXPECT_EQ(read_ok("sub/up"), kInside);
+  EXPECT_EQ(read_ok("sub/around"), "inner\n");
+  EXPECT_EQ(read_ok("sub//inner.txt"), "inner\n");
+}
+
+TEST_P(ConfinedRead, ALinkThatIsAbsoluteLoopsOrIsMagicIsRefused) {
+  fs::create_symlink(root() / "in.txt", root() / "absolute");  // even when it names a file inside
+  fs::create_symlink("loop", root() / "loop");
+  fs::create_symlink("../root/in.txt", root() / "back-in");  // out and back: still a step outside
+  EXPECT_PRED2(has, refusal("absolute"), "is outside the directory");
+  EXPECT_PRED2(has, refusal("back-in"), "is outside the directory");
+  EXPECT_PRED2(has, refusal("loop"), "symbolic links");
+  // /proc/self/fd/N and /proc/self/root are magic links: never followed.
+  const int fd = ::open((dir_ / "secret.txt").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  for (const std::string& path : {"fd/" + std::to_string(fd), std::string("root") + (dir_ / "secret.txt").string(),
+                                  std::string("cwd/x")}) {
+    const Outcome got = attempt_in("/proc/self", path);
+    EXPECT_TRUE(got.refused) << path << " was read: " << excerpt(got.text);
+  }
+  ::close(fd);
+}
+
+TEST_P(ConfinedRead, OnlyARegularFileOfAtMostTheCapInUtf8IsRead) {
+  write(root() / "limit.txt", std::string(kCap, 'x'));
+  write(root() / "big.txt", std::string(kCap + 1, 'x'));
+  write(root() / "binary.bin", std::string("\x7f" "ELF\xff\xfe", 6));
+  EXPECT_EQ(read_ok("limit.txt").size(), kCap);
+  EXPECT_PRED2(has, refusal("big.txt"), "big.txt is larger than 65536 bytes");
+  EXPECT_PRED2(has, refusal("binary.bin"), "not UTF-8 text");
+  for (const char* path : {"sub", "sub/", ".", "sub/..", "sub/."}) {
+    EXPECT_PRED2(has, refusal(path), "not a regular file") << path;
+  }
+  for (const char* path : {"in.txt/", "in.txt/.", "in.txt/x"}) {
+    EXPECT_PRED2(has, refusal(path), "is not a directory") << path;
+  }
+  EXPECT_PRED2(has, refusal("missing.txt"), "no such file: missing.txt");
+  EXPECT_PRED2(has, refusal("missing/x.txt"), "no such file: missing/x.txt");
+  // A character device: refused for what it is, whatever reading it gives.
+  const Outcome device = attempt_in("/dev", "null");
+  EXPECT_TRUE(device.refused);
+  EXPECT_PRED2(has, device.text, "not a regular file: null");
+  EXPECT_PRED2(has, attempt_in(dir_ / "no-such-root", "in.txt").text, "cannot open the directory");
+}
+
+// ---------------------------------------------------------------------------
+// Races: what the path names changes while it is read.
+
+// Swaps two names atomically, over and over, until stopped: what a path
+// names changes between any two steps of a read.
+class Swapper {
+ public:
+  Swapper(fs::path a, fs::path b) : a_(std::move(a)), b_(std::move(b)) {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        if (::renameat2(AT_FDCWD, a_.c_str(), AT_FDCWD, b_.c_str(), RENAME_EXCHANGE) != 0) failed_ = errno;
+      }
+    });
+  }
+  ~Swapper() {
+    stop_ = true;
+    thread_.join();
+  }
+  Swapper(const Swapper&) = delete;
+  Swapper& operator=(const Swapper&) = delete;
+  int failed() const { return failed_; }
+
+ private:
+  fs::path a_, b_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> failed_{0};
+  std::thread thread_;
+};
+
+TEST_P(ConfinedRead, ASymlinkSwappedUnderARaceLoopNeverLeaksTheOutside) {
+  write(dir_ / "inner.txt", kSecret);  // what `sub/inner.txt` names while `sub` points outside
+  write(root() / "target", kInside);
+  fs::create_symlink(dir_ / "secret.txt", root() / "target.alt");
+  fs::create_directory_symlink(dir_, root() / "sub.alt");
+  std::size_t leaks = 0, unexpected = 0;
+  std::string example;
+  {
+    const Swapper file(root() / "target", root() / "target.alt");  // a regular file, then a link outside
+    const Swapper dir(root() / "sub", root() / "sub.alt");           // a directory, then a link outside
+    for (int i = 0; i < 5000; ++i) {
+      for (const char* path : {"target", "sub/inner.txt"}) {
+        const Outcome got = attempt(path);
+        if (has(got.text, kSecret)) {
+          ++leaks;
+        } else if (got.refused ? !has(got.text, "is outside the directory")
+                               : got.text != kInside && got.text != "inner\n") {
+          ++unexpected;
+          example = excerpt(got.text);
+        }
+      }
+    }
+    ASSERT_EQ(file.failed() + dir.failed(), 0) << "renameat2(RENAME_EXCHANGE) failed";
+  }
+  EXPECT_EQ(leaks, 0u) << "reads of the outside file, of 10000";
+  EXPECT_EQ(unexpected, 0u) << "e.g. " << example;
+}
+
+TEST_P(ConfinedRead, AFifoNeverBlocksNotEvenSwappedInMidRead) {
+  ASSERT_EQ(::mkfifo((root() / "fifo").c_str(), 0600), 0);
+  fs::create_symlink("fifo", root() / "to-fifo");
+  write(root() / "target", kInside);
+  ASSERT_EQ(::mkfifo((root() / "target.alt").c_str(), 0600), 0);
+  const std::string failure = in_child_with_watchdog([&]() -> std::string {
+    for (const char* path : {"fifo", "to-fifo"}) {
+      const Outcome got = attempt(path);
+      if (!got.refused || !has(got.text, "not a regular file")) return std::string(path) + ": " + got.text;
+    }
+    const Swapper swapper(root() / "target", root() / "target.alt");  // a regular file, then a FIFO
+    for (int i = 0; i < 5000; ++i) {
+      const Outcome got = attempt("target");
+      if (got.refused ? !has(got.text, "not a regular file") : got.text != kInside) return excerpt(got.text);
+    }
+    return swapper.failed() == 0 ? "" : "renameat2(RENAME_EXCHANGE) failed";
+  });
+  EXPECT_EQ(failure, "");
+}
+
+TEST_P(ConfinedRead, AFileThatGrowsWhileItIsReadIsCappedByTheBytesRead) {
+  const fs::path file = root() / "growing.txt";
+  write(file, "");
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  // Grows from 60 KiB (under the cap) to 70 KiB (over it) by small
+  // appends, again and again: a reader that trusts a size taken before it
+  // reads returns more than the cap.
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    const std::string first(60 * 1024, 'x'), more(64, 'y');
+    while (!stop) {
+      if (::ftruncate(fd, 0) != 0 || ::write(fd, first.data(), first.size()) < 0) return;
+      for (std::size_t size = first.size(); size < 70 * 1024 && !stop; size += more.size()) {
+        if (::write(fd, more.data(), more.size()) < 0) return;
+      }
+    }
+  });
+  std::size_t over_cap = 0, unexpected = 0;
+  std::string example;
+  for (int i = 0; i < 10000; ++i) {
+    const Outcome got = attempt("growing.txt");
+    if (!got.refused && got.text.size() > kCap) {
+      ++over_cap;
+    } else if (got.refused && !has(got.text, "is larger than 65536 bytes")) {
+      ++unexpected;
+      example = excerpt(got.text);
+    }
+  }
+  stop = true;
+  writer.join();
+  ::close(fd);
+  EXPECT_EQ(over_cap, 0u) << "reads returned more than " << kCap << " bytes, of 10000";
+  EXPECT_EQ(unexpected, 0u) << "e.g. " << example;
+}
+
+// A process whose /proc/PID/environ (size 0 to stat) holds `bytes` bytes.
+class Sleeper {
+ public:
+  explicit Sleeper(std::size_t bytes) {
+    std::string variable = "BIG=" + std::string(bytes, 'e');
+    char* const argv[] = {const_cast<char*>("sleep"), const_cast<char*>("60"), nullptr};
+    char* const envp[] = {variable.data(), nullptr};
+    if (::posix_spawn(&pid_, "/bin/sleep", nullptr, nullptr, argv, envp) != 0) {
+      pid_ = -1;
+      return;
+    }
+    // posix_spawn returns once the child has begun its exec, before the
+    // new stack (argv, environ) is set up: wait for it, boundedly.
+    for (int i = 0; i < 5000 && slurp(proc() / "cmdline").empty(); ++i) ::usleep(1000);
+  }
+  ~Sleeper() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  Sleeper(const Sleeper&) = delete;
+  Sleeper& operator=(const Sleeper&) = delete;
+  fs::path proc() const { return fs::path("/proc") / std::to_string(pid_); }
+  static std::string slurp(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+TEST_P(ConfinedRead, AProcfsFileOfSizeZeroIsCappedByTheBytesRead) {
+  const Sleeper sleeper(100 * 1024);
+  ASSERT_GT(sleeper.pid(), 0);
+  ASSERT_EQ(fs::file_size(sleeper.proc() / "environ"), 0u);  // what a size check would trust
+  const Outcome big = attempt_in(sleeper.proc(), "environ");
+  EXPECT_TRUE(big.refused) << big.text.size() << " bytes read";
+  EXPECT_PRED2(has, excerpt(big.text), "is larger than 65536 bytes");
+  // A small one reads: the refusal is the size, not procfs.
+  const Outcome small = attempt_in(sleeper.proc(), "cmdline");
+  EXPECT_FALSE(small.refused) << small.text;
+  EXPECT_EQ(small.text, std::string("sleep\0" "60\0", 9));
+}
+
+TEST_P(ConfinedRead, AFileLockedByAnotherProcessIsReadWithoutWaiting) {
+  // The lock is this process's; the read runs in a child, on its own open
+  // file description, where a shared flock would wait forever.
+  const int fd = ::open((root() / "in.txt").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const std::string failure = in_child_with_watchdog([&]() -> std::string {
+    const Outcome got = attempt("in.txt");
+    return !got.refused && got.text == kInside ? "" : got.text;
+  });
+  ::close(fd);
+  EXPECT_EQ(failure, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, ConfinedRead,
+                         ::testing::Values(Resolver{"tool", through_the_tool},
+                                           Resolver{"openat2", forced(cli::Resolver::kernel)},
+                                           Resolver{"walk", forced(cli::Resolver::walk)}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace agent_session
