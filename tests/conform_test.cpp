@@ -5,6 +5,7 @@
 #include "cli/cli.hpp"
 #include "cli/conform.hpp"
 #include "cli/subprocess.hpp"
+#include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,54 +25,16 @@ namespace fs = std::filesystem;
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 const fs::path kVectors = kSource / "corpus" / "conformance";
 
-struct ConformRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-ConformRun conform(const fs::path& vectors, const std::vector<std::string>& command,
-                   const std::vector<std::string>& options = {}) {
-  std::vector<std::string> args = {"conform", "--vectors", vectors.string()};
-  args.insert(args.end(), options.begin(), options.end());
-  args.push_back("--");
-  args.insert(args.end(), command.begin(), command.end());
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, in, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A port written as a shell script: `sh -c SCRIPT port CHECK-ARGS... FILE`,
-// so the script sees the check's arguments as $1, $2, ...
-std::vector<std::string> shell_port(const std::string& script) { return {"sh", "-c", script, "port"}; }
+using testing_support::conform;
+using testing_support::FakeVectors;
+using testing_support::kOneMessage;
+using testing_support::shell_port;
 
 std::size_t vector_count() {
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator(kVectors)) count += entry.is_directory() ? 1 : 0;
   return count;
 }
-
-// A folder of hand-made vectors, removed at the end of the test.
-class FakeVectors : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("agent_session_conform_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void add(const std::string& name, const std::string& input, const std::string& expect_json) {
-    fs::create_directories(dir_ / name);
-    std::ofstream(dir_ / name / "input.jsonl", std::ios::binary) << input;
-    std::ofstream(dir_ / name / "expect.json", std::ios::binary) << expect_json;
-  }
-  fs::path dir_;
-};
-
-const std::string kOneMessage = R"({"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})";
 
 TEST_F(FakeVectors, APortThatAnswersRightPassesWithBothFileAndStdin) {
   add("y_one", "{}\n", kOneMessage);
@@ -164,8 +127,10 @@ TEST_F(FakeVectors, AHangingPortIsKilledAndFailsItsVector) {
 TEST_F(FakeVectors, HugeOutputsOnBothStreamsWhileIgnoringStdinDoNotDeadlock) {
   const std::string input(4 << 20, 'x');  // more than any pipe buffer
   add("y_big", input, kOneMessage);
+  // Above the default cap (1 MiB a stream), which its own test covers.
   const auto r = conform(dir_, shell_port("head -c 3000000 /dev/zero; head -c 3000000 /dev/zero >&2; "
-                                          "head -c 3000000 /dev/zero; printf '1 messages\\n' >&2"));
+                                          "head -c 3000000 /dev/zero; printf '1 messages\\n' >&2"),
+                         {"--max-output", "8000000"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("stdout differs at byte 0 (line 1): expected \"1 messages\\n\", got \"\\x00\\x00"),
             std::string::npos)

@@ -1,6 +1,8 @@
 #include "cli/conform.hpp"
 
 #include "cli/subprocess.hpp"
+#include "cli/vector_files.hpp"
+#include "internal/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -9,17 +11,19 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 namespace agent_session::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using internal::terminal_safe;
 
 // One entry of a vector's expect.json "checks".
 struct Check {
@@ -39,17 +43,10 @@ struct Vector {
 
 // What running one vector found.
 struct VectorReport {
-  std::vector<std::string> failures;  // one printable line each
-  std::string fatal;                  // the port cannot run at all: stop with exit 2
+  std::vector<std::string> failures;  // one line each, every untrusted part escaped
+  std::string fatal;                  // the runner cannot go on: stop with `fatal_code`
+  int fatal_code = 0;                 // 2: the port cannot be executed; 3: resources ran out
 };
-
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // Checks the shape README.md promises, so a typo in a vector fails loudly
 // instead of passing vacuously.
@@ -62,71 +59,29 @@ Check parse_check(const nlohmann::json& json) {
   return check;
 }
 
-Vector load_vector(const fs::path& dir) {
+Vector load_vector(const VectorDir& dir) {
   Vector vector;
-  vector.name = dir.filename().string();
-  vector.input_path = dir / "input.jsonl";
+  vector.name = dir.path.filename().string();
+  vector.input_path = dir.path / "input.jsonl";
+  if (!dir.problem.empty()) {
+    vector.problem = "unusable vector: " + dir.problem;
+    return vector;
+  }
   try {
-    vector.input = read_bytes(vector.input_path);
-    const auto expect = nlohmann::json::parse(read_bytes(dir / "expect.json"));
+    vector.input = read_vector_file(dir.path, "input.jsonl");
+    const auto expect = nlohmann::json::parse(read_vector_file(dir.path, "expect.json"));
     for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's problem, not the vector's
   } catch (const std::exception& error) {
     vector.problem = std::string("unusable vector: ") + error.what();
   }
   return vector;
 }
 
-// Every folder of `root` is a vector (README.md "Layout"), in name order.
-std::vector<fs::path> vector_dirs(const fs::path& root) {
-  std::vector<fs::path> dirs;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.is_directory()) dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
-}
-
-// Length of the valid UTF-8 sequence at `at`, or 0.
-std::size_t utf8_length(std::string_view text, std::size_t at) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(at);
-  const std::size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0;
-  if (length == 0 || at + length > text.size()) return 0;
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(at + i) & 0xC0) != 0x80) return 0;
-  }
-  return length;
-}
-
-// `text` in double quotes, readable on any terminal: control characters
-// and bytes that are not UTF-8 escaped, the rest as is.
-std::string printable(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string shown = "\"";
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      shown += {'\\', static_cast<char>(c)};
-    } else if (c == '\n') {
-      shown += "\\n";
-    } else if (c == '\r') {
-      shown += "\\r";
-    } else if (c == '\t') {
-      shown += "\\t";
-    } else if (c >= 0x20 && c < 0x7F) {
-      shown += static_cast<char>(c);
-    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
-      shown.append(text.substr(i, n));
-      i += n;
-      continue;
-    } else {
-      shown += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
-    }
-    ++i;
-  }
-  return shown + "\"";
-}
+// `text` in double quotes, escaped as terminal_safe does.
+std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
 
 // At most `limit` bytes from `from`, marking cuts with "...".
 std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
@@ -191,15 +146,17 @@ bool run_check(const Vector& vector, const Check& check, const ConformOptions& o
     std::vector<std::string> argv = options.command;
     argv.insert(argv.end(), check.args.begin(), check.args.end());
     argv.push_back(files[mode]);
-    const ProcessResult result = run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout);
+    const ProcessResult result =
+        run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout, options.max_output);
     if (result.end == ProcessEnd::not_started) {
       report.fatal = result.error;
+      report.fatal_code = 2;
       return false;
     }
     verdicts[mode] = judge(check, result, timeout);
     timed_out = result.end == ProcessEnd::timed_out;
   }
-  const std::string what = joined(check.args);
+  const std::string what = terminal_safe(joined(check.args));
   std::string where;
   if (verdicts[0] && verdicts[1] && *verdicts[0] == *verdicts[1]) {
     where = what + " FILE, and with -";
@@ -208,16 +165,16 @@ bool run_check(const Vector& vector, const Check& check, const ConformOptions& o
   for (int mode = 0; mode < 2; ++mode) {
     if (!verdicts[mode]) continue;
     const std::string at = where.empty() ? what + (mode == 0 ? " FILE" : " -") : where;
-    report.failures.push_back("FAIL " + vector.name + " (" + at + "): " + *verdicts[mode]);
+    report.failures.push_back("FAIL " + terminal_safe(vector.name) + " (" + at + "): " + *verdicts[mode]);
   }
   return !timed_out;
 }
 
-VectorReport run_vector(const fs::path& dir, const ConformOptions& options) {
+VectorReport run_vector(const VectorDir& dir, const ConformOptions& options) {
   const Vector vector = load_vector(dir);
   VectorReport report;
   if (!vector.problem.empty()) {
-    report.failures.push_back("FAIL " + vector.name + ": " + vector.problem);
+    report.failures.push_back("FAIL " + terminal_safe(vector.name) + ": " + terminal_safe(vector.problem));
     return report;
   }
   for (std::size_t i = 0; i < vector.checks.size(); ++i) {
@@ -232,9 +189,10 @@ VectorReport run_vector(const fs::path& dir, const ConformOptions& options) {
 
 // Runs the vectors on `jobs` threads and hands each report to `print` in
 // vector order as soon as it and all before it are done. `print` returns
-// false to stop early (the port cannot run).
+// false to stop early (the port cannot run); if it throws (standard output
+// failed), the workers stop too before the exception goes on.
 template <typename Print>
-void run_all(const std::vector<fs::path>& dirs, const ConformOptions& options, Print print) {
+void run_all(const std::vector<VectorDir>& dirs, const ConformOptions& options, Print print) {
   std::vector<std::optional<VectorReport>> reports(dirs.size());
   std::mutex mutex;
   std::condition_variable done;
@@ -245,27 +203,45 @@ void run_all(const std::vector<fs::path>& dirs, const ConformOptions& options, P
       VectorReport report;
       try {
         report = run_vector(dirs[i], options);
-      } catch (const std::exception& error) {  // no pipes or processes left: stop, do not guess
+      } catch (const std::system_error& error) {  // no pipes or processes left: stop, do not guess
+        report.fatal = std::string("cannot start the port: ") + error.what();
+      } catch (const std::bad_alloc&) {
+        report.fatal = "out of memory";
+      } catch (const std::exception& error) {
         report.fatal = error.what();
       }
+      if (!report.fatal.empty() && report.fatal_code == 0) report.fatal_code = 3;
       const std::lock_guard lock(mutex);
       reports[i] = std::move(report);
       done.notify_all();
     }
   };
   std::vector<std::jthread> workers;
-  for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) workers.emplace_back(worker);
+  try {
+    for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) workers.emplace_back(worker);
+  } catch (const std::system_error&) {
+    if (workers.empty()) throw;  // fewer threads than asked for do the same work
+  }
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     std::unique_lock lock(mutex);
     done.wait(lock, [&] { return reports[i].has_value(); });
     const VectorReport report = std::move(*reports[i]);
     lock.unlock();
-    if (!print(report)) {
+    bool go_on = false;
+    try {
+      go_on = print(report);
+    } catch (...) {
+      stop = true;
+      throw;
+    }
+    if (!go_on) {
       stop = true;
       return;  // the workers finish their current vector and join
     }
   }
 }
+
+const char* const kWhereToRun = " (run from the repository root, or pass --vectors DIR)";
 
 }  // namespace
 
@@ -288,28 +264,42 @@ CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   conform->add_option("--jobs", options.jobs, "vectors run at once")->check(CLI::Range(1u, 64u))->capture_default_str();
+  conform->add_option("--max-output", options.max_output,
+                      "bytes kept of each output stream of a run; a port that writes more is killed and fails")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
+      ->capture_default_str();
   conform->add_option("CMD", options.command, "the port's command line, after --")->required();
   conform->footer(
       "Everything after -- is the port's command line. Output: one line per failing check, then "
-      "'N passed, M failed' (vectors). Exit 2: usage error (no vectors, a CMD that cannot run).\n"
+      "'N passed, M failed' (vectors); names and the port's output are escaped. Exit 2: usage error (no "
+      "vectors folder, a CMD that cannot run); 3: a vectors folder that cannot be read, or processes, pipes "
+      "or memory ran out.\n"
       "Examples:\n  agent-session conform -- node tests/oracle/cli.mjs\n"
       "  agent-session conform --timeout 5 --jobs 2 -- ./my-port --strict");
   return conform;
 }
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
-  std::vector<fs::path> dirs;
+  const std::string shown_vectors = terminal_safe(options.vectors);
   std::error_code error;
-  if (fs::is_directory(options.vectors, error)) dirs = vector_dirs(options.vectors);
+  const std::vector<VectorDir> dirs = vector_dirs(options.vectors, error);
+  if (error) {
+    // A path that names no folder is the caller's mistake; a folder that
+    // cannot be read (permissions, descriptors, I/O) is not.
+    const bool usage = error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory;
+    err << "agent-session: cannot read the vectors folder '" << shown_vectors << "': " << terminal_safe(error.message())
+        << (usage ? kWhereToRun : "") << '\n';
+    return usage ? 2 : 3;
+  }
   if (dirs.empty()) {
-    err << "agent-session: no vectors in '" << options.vectors << "' (run from the repository root, or pass --vectors DIR)\n";
+    err << "agent-session: no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
     return 2;
   }
   std::size_t passed = 0, failed = 0;
-  std::string fatal;
+  std::optional<VectorReport> fatal;
   run_all(dirs, options, [&](const VectorReport& report) {
     if (!report.fatal.empty()) {
-      fatal = report.fatal;
+      fatal = report;
       return false;
     }
     for (const auto& line : report.failures) out << line << '\n';
@@ -317,9 +307,9 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     out.flush();
     return true;
   });
-  if (!fatal.empty()) {
-    err << "agent-session: " << fatal << '\n';
-    return 2;
+  if (fatal) {
+    err << "agent-session: " << terminal_safe(fatal->fatal) << '\n';
+    return fatal->fatal_code;
   }
   out << passed << " passed, " << failed << " failed\n";
   out.flush();

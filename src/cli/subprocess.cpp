@@ -1,5 +1,7 @@
 #include "cli/subprocess.hpp"
 
+#include "cli/supervisor.hpp"
+
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -16,9 +18,6 @@
 
 namespace agent_session::cli {
 namespace {
-
-// A runaway port must not eat the machine's memory before its timeout.
-constexpr std::size_t kMaxOutput = std::size_t{1} << 28;
 
 [[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
@@ -87,30 +86,14 @@ class SigpipeBlock {
   sigset_t previous_;
 };
 
-// In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(char* const* argv, const Pipe& in, const Pipe& out, const Pipe& err,
-                             const Pipe& status, const sigset_t& mask) {
-  ::setpgid(0, 0);  // its own process group, so a timeout kills its children too
-  ::signal(SIGPIPE, SIG_DFL);
-  ::pthread_sigmask(SIG_SETMASK, &mask, nullptr);
-  if (::dup2(in.read.get(), 0) < 0 || ::dup2(out.write.get(), 1) < 0 || ::dup2(err.write.get(), 2) < 0) {
-    ::_exit(127);
-  }
-  ::execvp(argv[0], argv);
-  const int error = errno;  // tell the parent why, through the close-on-exec pipe
-  [[maybe_unused]] const ssize_t n = ::write(status.write.get(), &error, sizeof error);
-  ::_exit(127);
-}
-
-// The errno the child sent when exec failed, or 0 when exec succeeded
-// (the close-on-exec pipe closed without a word).
-int exec_error(Fd& status_read) {
-  int error = 0;
+// Reads exactly one `T` from `fd`, blocking; false at end of file first.
+template <typename T>
+bool read_whole(int fd, T& value) {
   ssize_t n;
   do {
-    n = ::read(status_read.get(), &error, sizeof error);
+    n = ::read(fd, &value, sizeof value);
   } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(sizeof error) ? error : 0;
+  return n == static_cast<ssize_t>(sizeof value);
 }
 
 void set_nonblocking(int fd) {
@@ -118,15 +101,21 @@ void set_nonblocking(int fd) {
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) throw_errno("fcntl");
 }
 
-// Reads what is available into `sink`; closes `fd` at end of file.
-void drain(Fd& fd, std::string& sink) {
+// Reads what is available into `sink`, never past `limit` + 1 bytes;
+// closes `fd` at end of file. True when the stream outgrew `limit`.
+bool drain(Fd& fd, std::string& sink, std::size_t limit) {
   char chunk[1 << 16];
-  const ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
+  std::size_t room = limit - sink.size();  // and one byte more, to see an overflow
+  room = room < sizeof chunk ? room + 1 : sizeof chunk;
+  const ssize_t n = ::read(fd.get(), chunk, room);
   if (n > 0) {
     sink.append(chunk, static_cast<std::size_t>(n));
   } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
     fd.reset();
   }
+  if (sink.size() <= limit) return false;
+  sink.resize(limit);
+  return true;
 }
 
 // Writes what the pipe takes; closes `fd` when all is written or the
@@ -140,102 +129,134 @@ void feed(Fd& fd, std::string_view input, std::size_t& written) {
   if (written >= input.size()) fd.reset();
 }
 
-// Serves the three pipes until both outputs are closed, the deadline
-// passes or the output outgrows kMaxOutput. Returns how it ended.
-ProcessEnd pump(Fd& to_child, Fd& from_out, Fd& from_err, std::string_view input, ProcessResult& result,
-          std::chrono::steady_clock::time_point deadline) {
+struct Streams {
+  Fd to_child, from_out, from_err, report;
+};
+
+// Serves the pipes until the supervisor has reported the program's end
+// and both outputs are closed, the deadline passes or an output outgrows
+// `limit`. Returns how it ended; `report` receives the supervisor's word.
+ProcessEnd pump(Streams& s, std::string_view input, ProcessResult& result,
+                std::chrono::steady_clock::time_point deadline, SupervisorReport& report, bool& reported) {
   std::size_t written = 0;
-  if (input.empty()) to_child.reset();
-  while (from_out.get() >= 0 || from_err.get() >= 0) {
+  if (input.empty()) s.to_child.reset();
+  while (s.from_out.get() >= 0 || s.from_err.get() >= 0 || !reported) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return ProcessEnd::timed_out;
-    if (result.out.size() + result.err.size() > kMaxOutput) return ProcessEnd::output_limit;
-    std::array<pollfd, 3> fds{{{to_child.get(), POLLOUT, 0}, {from_out.get(), POLLIN, 0}, {from_err.get(), POLLIN, 0}}};
+    std::array<pollfd, 4> fds{{{s.to_child.get(), POLLOUT, 0},
+                               {s.from_out.get(), POLLIN, 0},
+                               {s.from_err.get(), POLLIN, 0},
+                               {s.report.get(), POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
     if (ready < 0 && errno != EINTR) throw_errno("poll");
     if (ready <= 0) continue;
-    if (fds[0].revents != 0) feed(to_child, input, written);
-    if (fds[1].revents != 0) drain(from_out, result.out);
-    if (fds[2].revents != 0) drain(from_err, result.err);
+    if (fds[0].revents != 0) feed(s.to_child, input, written);
+    if (fds[1].revents != 0 && drain(s.from_out, result.out, result.output_limit)) {
+      result.overflowed = "standard output";
+      return ProcessEnd::output_limit;
+    }
+    if (fds[2].revents != 0 && drain(s.from_err, result.err, result.output_limit)) {
+      result.overflowed = "standard error";
+      return ProcessEnd::output_limit;
+    }
+    if (fds[3].revents != 0) {
+      if (!read_whole(s.report.get(), report)) throw std::runtime_error("the port's supervisor process died");
+      reported = true;
+      s.report.reset();
+    }
   }
   return ProcessEnd::exited;
 }
 
-// Waits for the child; with `kill_first`, its process group dies first
-// (the child itself too, unless it has already exited).
-int reap(pid_t pid, bool kill_first) {
-  if (kill_first) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-  }
+// Waits for the supervisor to exit. It has reported or been told to stop,
+// so it is at most killing what the program left.
+void reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw_errno("waitpid");
   }
-  return status;
 }
 
-// Waits, bounded by the deadline, until the child has exited (a program
-// may close its outputs and keep running), without reaping it: while it is
-// a zombie its process group id cannot be reused, so the caller can still
-// kill what it left behind.
-bool wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
-  for (;;) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-      if (errno != EINTR) throw_errno("waitid");
-    } else if (info.si_pid == pid) {
-      return true;
+// On a path out by exception, the supervisor is told to stop (it kills
+// the program and what it left) and is reaped: nothing outlives the call.
+class SupervisorGuard {
+ public:
+  explicit SupervisorGuard(pid_t pid) : pid_(pid) {}
+  SupervisorGuard(const SupervisorGuard&) = delete;
+  SupervisorGuard& operator=(const SupervisorGuard&) = delete;
+  ~SupervisorGuard() {
+    if (pid_ < 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    ::usleep(1000);
   }
-}
+  void stop() { ::kill(pid_, SIGTERM); }
+  void reaped() { pid_ = -1; }
+
+ private:
+  pid_t pid_;
+};
 
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
-                          std::chrono::milliseconds timeout) {
+                          std::chrono::milliseconds timeout, std::size_t output_limit) {
   ProcessResult result;
+  result.output_limit = output_limit;
   if (argv.empty()) {
     result.error = "no command";
     return result;
   }
-  std::vector<char*> c_argv;  // prepared before fork: the child may not allocate
+  std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
 
   const SigpipeBlock sigpipe_block;
-  Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe();
+  Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
+  const SupervisorLaunch launch{c_argv.data(), in.read.get(),    out.write.get(),          err.write.get(),
+                                status.write.get(), report.write.get(), sigpipe_block.previous(), ::getpid()};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  const pid_t pid = ::fork();
-  if (pid < 0) throw_errno("fork");
-  if (pid == 0) exec_child(c_argv.data(), in, out, err, status, sigpipe_block.previous());
+  const pid_t supervisor = ::fork();
+  if (supervisor < 0) throw_errno("fork");
+  if (supervisor == 0) run_supervisor(launch);
+  SupervisorGuard guard(supervisor);
 
   in.read.reset();
   out.write.reset();
   err.write.reset();
   status.write.reset();
-  if (const int error = exec_error(status.read); error != 0) {
-    reap(pid, false);
-    result.error = "cannot run '" + argv[0] + "': " + std::strerror(error);
+  report.write.reset();
+  // The close-on-exec pipe closes without a word when exec succeeds.
+  if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
+    reap(supervisor);
+    guard.reaped();
+    if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
+    result.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     return result;
   }
   set_nonblocking(in.write.get());
-  ProcessEnd end = pump(in.write, out.read, err.read, input, result, deadline);
-  if (end == ProcessEnd::exited && !wait_until(pid, deadline)) end = ProcessEnd::timed_out;
-  // Leftovers in its group (a backgrounded grandchild) must not outlive the run.
-  const int wait_status = reap(pid, true);
+  Streams streams{std::move(in.write), std::move(out.read), std::move(err.read), std::move(report.read)};
+  SupervisorReport word{};
+  bool reported = false;
+  const ProcessEnd end = pump(streams, input, result, deadline, word, reported);
   if (end != ProcessEnd::exited) {
-    result.end = end;
-    return result;
+    // It answers by killing the program and everything it left, then
+    // reports; a supervisor that already reported has exited.
+    guard.stop();
+    if (!reported && !read_whole(streams.report.get(), word)) {
+      throw std::runtime_error("the port's supervisor process died");
+    }
   }
-  if (WIFSIGNALED(wait_status)) {
+  reap(supervisor);
+  guard.reaped();
+  result.end = end;
+  if (end != ProcessEnd::exited) return result;
+  if (WIFSIGNALED(word.wait_status)) {
     result.end = ProcessEnd::signaled;
-    result.signal = WTERMSIG(wait_status);
+    result.signal = WTERMSIG(word.wait_status);
   } else {
-    result.end = ProcessEnd::exited;
-    result.exit_code = WEXITSTATUS(wait_status);
+    result.exit_code = WEXITSTATUS(word.wait_status);
   }
   return result;
 }
@@ -253,7 +274,7 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
       text << "timed out after " << static_cast<double>(timeout.count()) / 1000.0 << " s (killed)";
       break;
     case ProcessEnd::output_limit:
-      text << "wrote more than " << (kMaxOutput >> 20) << " MiB (killed)";
+      text << "wrote more than " << result.output_limit << " bytes to " << result.overflowed << " (killed)";
       break;
     case ProcessEnd::not_started:
       text << result.error;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,7 @@ enum class ProcessEnd {
   exited,       // exit_code holds the status
   signaled,     // signal holds the signal that killed it (a crash)
   timed_out,    // still running at the deadline: killed with SIGKILL
-  output_limit, // wrote more than 256 MiB: killed with SIGKILL
+  output_limit, // wrote more than output_limit bytes on one stream: killed with SIGKILL
   not_started,  // the program could not be executed; `error` says why
 };
 
@@ -26,26 +27,46 @@ struct ProcessResult {
   ProcessEnd end = ProcessEnd::not_started;
   int exit_code = -1;
   int signal = 0;
-  std::string out;    // every byte written to standard output
-  std::string err;    // every byte written to standard error
+  std::string out;    // what it wrote to standard output (at most output_limit bytes)
+  std::string err;    // what it wrote to standard error (at most output_limit bytes)
   std::string error;  // why it did not start (not_started only)
+  std::size_t output_limit = 0;  // the cap it ran under
+  const char* overflowed = "";   // "standard output" or "standard error" (output_limit only)
 };
+
+inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 
 // Runs `argv` (argv[0] looked up in PATH, as execvp does), writes `input`
 // to its standard input and closes it, and collects standard output and
 // standard error until the program exits. All three pipes are served at
 // once with poll(2), so a program that writes megabytes before reading its
-// input cannot deadlock us. At `timeout` the program's whole process group
-// gets SIGKILL (a shell's children die with it).
+// input cannot deadlock us.
+//
+// The run ends when the program exits (then it is judged, even if
+// something it started still holds its output open), at `timeout`, or
+// when it writes more than `output_limit` bytes on either stream (what is
+// kept never exceeds that); in the last two cases it is killed.
+//
+// No descendant of the program outlives the call: the program runs under
+// a helper process of ours that is a child subreaper (Linux
+// PR_SET_CHILD_SUBREAPER), so every orphan it leaves, even one that called
+// setsid(2) or double-forked out of its process group, becomes the
+// helper's child; when the program has ended the helper kills and reaps
+// them all (found by their parent pid in /proc) before it reports. A
+// helper per run keeps concurrent calls apart: each only ever kills its
+// own children. Limit: a descendant we may not signal (a set-user-ID
+// program run by a non-root user) is left running.
+//
 // SIGPIPE from a program that exits without reading its input is blocked
 // in the calling thread, never delivered; safe to call from several
 // threads at once.
 // Throws std::system_error when pipes or processes cannot be created.
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
-                          std::chrono::milliseconds timeout);
+                          std::chrono::milliseconds timeout, std::size_t output_limit = kDefaultOutputLimit);
 
 // "exit 3", "killed by signal 11 (Segmentation fault)", "timed out after
-// 2.5 s", "cannot run 'x': No such file or directory".
+// 2.5 s", "wrote more than 1048576 bytes to standard output (killed)",
+// "cannot run 'x': No such file or directory".
 std::string describe_end(const ProcessResult& result, std::chrono::milliseconds timeout);
 
 }  // namespace agent_session::cli

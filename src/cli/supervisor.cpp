@@ -1,0 +1,174 @@
+#include "cli/supervisor.hpp"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// Everything here runs in the child of a threaded process: only
+// async-signal-safe calls (system calls, no allocation, no locks).
+namespace agent_session::cli {
+namespace {
+
+template <typename T>
+void write_word(int fd, const T& word) {
+  while (::write(fd, &word, sizeof word) < 0 && errno == EINTR) {
+  }
+}
+
+[[noreturn]] void fail_to_start(int status, int in_fork) {
+  write_word(status, StartFailure{errno, in_fork});
+  ::_exit(127);
+}
+
+void close_fds(unsigned first, unsigned last) {
+  if (first > last) return;
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, first, last, 0) == 0) return;
+#endif
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) limit.rlim_cur = 1 << 20;
+  for (unsigned fd = first; fd <= last && fd < limit.rlim_cur; ++fd) ::close(static_cast<int>(fd));
+}
+
+// Leaves open 0, 1, 2, `a` and `b` only: the runner's other descriptors
+// (other threads' pipes among them) must not be held open by us.
+void keep_only(int a, int b) {
+  const auto low = static_cast<unsigned>(a < b ? a : b), high = static_cast<unsigned>(a < b ? b : a);
+  close_fds(3, low - 1);
+  close_fds(low + 1, high - 1);
+  close_fds(high + 1, ~0U);
+}
+
+// The parent pid in /proc/<name>/stat ("pid (comm) state ppid ..."), or -1.
+pid_t parent_of(int proc, const char* name) {
+  char path[64];
+  std::size_t length = 0;
+  for (; name[length] != '\0' && length < 32; ++length) path[length] = name[length];
+  std::memcpy(path + length, "/stat", sizeof "/stat");
+  const int fd = ::openat(proc, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[512];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  text[n] = '\0';
+  // The command name may hold anything, ')' too; what follows the last ')' cannot.
+  const char* end_of_name = std::strrchr(text, ')');
+  if (end_of_name == nullptr || end_of_name[1] != ' ' || end_of_name[2] == '\0' || end_of_name[3] != ' ') return -1;
+  pid_t pid = 0;
+  for (const char* digit = end_of_name + 4; *digit >= '0' && *digit <= '9'; ++digit) pid = pid * 10 + (*digit - '0');
+  return pid;
+}
+
+// Sends SIGKILL to every child of `self`; returns how many were signaled.
+// A child cannot be reaped, so its pid cannot be reused, until we wait for
+// it: the pid read from /proc still names that child when it is killed.
+int kill_children(pid_t self) {
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return 0;
+  int killed = 0;
+  alignas(8) char entries[8192];
+  for (ssize_t n; (n = ::getdents64(proc, entries, sizeof entries)) > 0;) {
+    for (ssize_t at = 0; at < n;) {
+      unsigned short length = 0;
+      std::memcpy(&length, entries + at + offsetof(dirent64, d_reclen), sizeof length);
+      const char* name = entries + at + offsetof(dirent64, d_name);
+      at += length;
+      pid_t pid = 0;
+      const char* digit = name;
+      for (; *digit >= '0' && *digit <= '9'; ++digit) pid = pid * 10 + (*digit - '0');
+      if (digit == name || *digit != '\0' || pid == self) continue;
+      if (parent_of(proc, name) == self && ::kill(pid, SIGKILL) == 0) ++killed;
+    }
+  }
+  ::close(proc);
+  return killed;
+}
+
+// Kills and reaps our children until none is left. Orphans of the
+// program's tree become our children as their parents die, so this ends
+// with the whole tree gone. If a living child cannot be found or signaled
+// (no /proc, or not ours to signal) we stop rather than wait forever.
+void kill_descendants(pid_t self) {
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) continue;
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      return;  // ECHILD: nothing left
+    }
+    if (kill_children(self) == 0) return;
+    while (::waitpid(-1, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+}  // namespace
+
+void run_supervisor(const SupervisorLaunch& launch) noexcept {
+  sigset_t waited;
+  sigemptyset(&waited);
+  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&waited, sig);
+  sigset_t blocked = waited;
+  sigaddset(&blocked, SIGPIPE);  // a report to a runner that is gone fails with EPIPE, harmlessly
+  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  ::signal(SIGCHLD, SIG_DFL);  // children that are ignored would be reaped behind our back
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != launch.runner) ::_exit(1);
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) fail_to_start(launch.status, 1);
+
+  // The program's streams on 0, 1 and 2; the two pipes moved above them
+  // first, so that no dup2 overwrites another of the five.
+  const int in = ::fcntl(launch.in, F_DUPFD_CLOEXEC, 3), out = ::fcntl(launch.out, F_DUPFD_CLOEXEC, 3),
+            err = ::fcntl(launch.err, F_DUPFD_CLOEXEC, 3);
+  const int status = ::fcntl(launch.status, F_DUPFD_CLOEXEC, 3), report = ::fcntl(launch.report, F_DUPFD_CLOEXEC, 3);
+  if (in < 0 || out < 0 || err < 0 || status < 0 || report < 0) fail_to_start(launch.status, 1);
+  if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail_to_start(status, 1);
+  keep_only(status, report);
+
+  const pid_t program = ::fork();
+  if (program < 0) fail_to_start(status, 1);
+  if (program == 0) {
+    ::setpgid(0, 0);  // its own process group, away from the terminal's signals
+    ::signal(SIGPIPE, SIG_DFL);
+    ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
+    ::execvp(launch.argv[0], launch.argv);
+    fail_to_start(status, 0);
+  }
+  ::close(status);
+  for (int fd = 0; fd < 3; ++fd) ::close(fd);  // the program's ends close when it and its tree are gone
+
+  // Until the program exits; a stop signal kills it first. WNOWAIT keeps
+  // it a zombie, which keeps its process group id from being reused.
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(program), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == program) {
+      break;
+    }
+    const int sig = ::sigwaitinfo(&waited, nullptr);
+    if (sig > 0 && sig != SIGCHLD) {
+      ::kill(-program, SIGKILL);
+      ::kill(program, SIGKILL);
+    }
+  }
+  ::kill(-program, SIGKILL);  // its group first: the common case of a shell's background jobs
+  SupervisorReport word{};
+  while (::waitpid(program, &word.wait_status, 0) < 0 && errno == EINTR) {
+  }
+  kill_descendants(::getpid());
+  write_word(report, word);
+  ::_exit(0);
+}
+
+}  // namespace agent_session::cli

@@ -1,0 +1,59 @@
+#include "internal/terminal_text.hpp"
+
+#include "internal/utf8.hpp"
+
+namespace agent_session::internal {
+namespace {
+
+// Whether a terminal must not see code point `c` raw: C1 controls, the
+// bidi controls (Unicode's Bidi_Control: they reorder what follows, so
+// text can read other than it is) and the line and paragraph separators.
+bool hidden_code_point(char32_t c) {
+  return c <= 0x9F || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+char32_t decode(std::string_view sequence) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(sequence[i]); };
+  char32_t c = byte(0) & (0x7F >> sequence.size());
+  for (std::size_t i = 1; i < sequence.size(); ++i) c = (c << 6) | (byte(i) & 0x3F);
+  return c;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string shown;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c >= 0x80 ? utf8_sequence_length(text, i) : 1;
+    if (c == '"' || c == '\\') {
+      shown += {'\\', static_cast<char>(c)};
+    } else if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\r') {
+      shown += "\\r";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (c >= 0x20 && c < 0x7F) {
+      shown += static_cast<char>(c);
+    } else if (c >= 0x80 && n > 0) {
+      const char32_t code_point = decode(text.substr(i, n));
+      if (hidden_code_point(code_point)) {
+        shown += {'\\', 'u', kHex[(code_point >> 12) & 0xF], kHex[(code_point >> 8) & 0xF], kHex[(code_point >> 4) & 0xF],
+                  kHex[code_point & 0xF]};
+      } else {
+        shown.append(text.substr(i, n));
+      }
+      i += n;
+      continue;
+    } else {
+      shown += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};  // a control byte, or one that is not UTF-8
+    }
+    ++i;
+  }
+  return shown;
+}
+
+}  // namespace agent_session::internal

@@ -1,0 +1,22 @@
+// Text from outside (file names, another program's output, bytes of a bad
+// line) made safe to print on one line of a terminal or a log.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace agent_session::internal {
+
+// `text` with nothing that can break a line or act on a terminal:
+// - `\` and `"` are escaped, so an escape in the text never passes for
+//   one of ours (and the result can be shown in double quotes);
+// - \n, \r and \t by name; other C0 controls, DEL and every byte that is
+//   not part of valid UTF-8 as \xNN;
+// - the C1 controls (U+0080-U+009F: CSI, NEL...), the bidi controls
+//   (Unicode's Bidi_Control: U+061C, U+200E, U+200F, U+202A-U+202E,
+//   U+2066-U+2069, which reorder the text that follows them) and the line
+//   and paragraph separators U+2028, U+2029 as \uNNNN.
+// Everything else, printable ASCII and valid UTF-8, is kept as is.
+std::string terminal_safe(std::string_view text);
+
+}  // namespace agent_session::internal

@@ -1,0 +1,371 @@
+// `agent-session conform` (src/cli/conform.hpp) against hostile vectors and
+// ports: names and output that try to forge lines or send terminal escapes,
+// vector files that are FIFOs or devices, ports that flood their output or
+// leave daemons behind, and folders the runner cannot read. Issue 13, item 9.
+#include "cli/conform.hpp"
+#include "cli/subprocess.hpp"
+#include "internal/terminal_text.hpp"
+#include "support/fake_vectors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::conform;
+using testing_support::conform_binary;
+using testing_support::FakeVectors;
+using testing_support::kOneMessage;
+using testing_support::shell_port;
+
+// Why `text` is not safe to print on a terminal, or "" when it is: every
+// line ends with '\n', and no line holds a control character (C0, DEL, C1),
+// a bidi control, a line or paragraph separator or invalid UTF-8.
+std::string unsafe_for_a_terminal(const std::string& text) {
+  if (!text.empty() && text.back() != '\n') return "does not end with a newline";
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = byte(i);
+    const auto at = " at byte " + std::to_string(i);
+    if (c == '\n') continue;
+    if (c < 0x20 || c == 0x7F) return "control byte" + at;
+    if (c < 0x80) continue;
+    // Only 2-, 3- and 4-byte sequences with the right continuation bytes;
+    // the escapes below name the code points a terminal must not see raw.
+    std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || i + n > text.size()) return "invalid UTF-8" + at;
+    char32_t cp = c & (0x7F >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return "invalid UTF-8" + at;
+      cp = (cp << 6) | (byte(i + k) & 0x3F);
+    }
+    if (cp <= 0x9F) return "C1 control" + at;
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069)) {
+      return "bidi control" + at;
+    }
+    if (cp == 0x2028 || cp == 0x2029) return "line separator" + at;
+    i += n - 1;
+  }
+  return "";
+}
+
+// Every spelling of trouble a name or an output may hold.
+const std::string kHostile =
+    "a\nb\rc\td\x1b[31me\x07" "f\x7fg\xc2\x9b" "1mh\xc2\x85i\xe2\x80\xaej\xe2\x81\xa6k\xe2\x80\xa8l\xd8\x9c"
+    "m\xe2\x80\x8fn\xff\xc0\x80o\xed\xa0\x80p\xe2\x80";
+
+TEST(TerminalSafe, EscapesControlsBidiSeparatorsAndInvalidUtf8AndNothingElse) {
+  EXPECT_EQ(internal::terminal_safe(kHostile),
+            R"(a\nb\rc\td\x1b[31me\x07f\x7fg\u009b1mh\u0085i\u202ej\u2066k\u2028l\u061cm\u200fn\xff\xc0\x80o)"
+            R"(\xed\xa0\x80p\xe2\x80)");
+  EXPECT_EQ(unsafe_for_a_terminal(internal::terminal_safe(kHostile) + "\n"), "");
+  // Backslashes and quotes are escaped, so an escape in the text cannot
+  // pass for one the runner wrote; printable text and UTF-8 stay as is.
+  EXPECT_EQ(internal::terminal_safe(R"(\n "q")"), R"(\\n \"q\")");
+  EXPECT_EQ(internal::terminal_safe("caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa"),
+            "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa");
+  // The boundaries of each escaped range.
+  EXPECT_EQ(internal::terminal_safe("\x1f \x20 \x7e \x7f \xc2\x80 \xc2\x9f \xc2\xa0"), R"(\x1f   ~ \x7f \u0080 \u009f )"
+                                                                               "\xc2\xa0");
+  EXPECT_EQ(internal::terminal_safe("\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xae\xe2\x80\xaf"), "\xe2\x80\xa7\\u2028\\u202e\xe2\x80\xaf");
+  EXPECT_EQ(internal::terminal_safe("\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa"), "\xe2\x81\xa5\\u2066\\u2069\xe2\x81\xaa");
+}
+
+TEST_F(FakeVectors, AVectorNameCannotForgeTheSummaryOrSendEscapes) {
+  add("y_one", "{}\n", kOneMessage);
+  add("y_x\n3 passed, 0 failed", "{}\n", kOneMessage);
+  add("y_" + kHostile, "{}\n", kOneMessage);
+  const auto r = conform(dir_, shell_port("printf '2 messages\\n'"), {"--jobs", "2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(unsafe_for_a_terminal(r.out), "") << r.out;
+  // Three lines of failures and one summary, the real one.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;
+  EXPECT_NE(r.out.find("FAIL y_x\\n3 passed, 0 failed (check FILE, and with -): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL y_a\\nb\\rc\\td\\x1b[31me\\x07f\\x7fg\\u009b1mh\\u0085i\\u202e"), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(r.out.ends_with("\n0 passed, 3 failed\n")) << r.out;
+}
+
+TEST_F(FakeVectors, PortOutputAndCheckArgumentsAreEscapedInEveryKindOfFailure) {
+  std::ofstream(dir_ / "hostile") << kHostile;
+  const std::string cat_hostile = "cat '" + (dir_ / "hostile").string() + "'";
+  add("y_stdout", "{}\n", kOneMessage);
+  add("y_exit", "{}\n", R"({"checks":[{"args":["estimate"],"exit":0,"stdout":"3\n"}]})");
+  add("n_error", "{}\n", R"({"checks":[{"args":["canon"],"exit":1,"error":"invalid\u001b[2J\n\u202e"}]})");
+  add("n_args", "{}\n", R"({"checks":[{"args":["trim","--max-chars","1\n2 passed\u009b"],"exit":2}]})");
+  // check: wrong stdout; estimate: wrong exit with stderr; canon: stderr
+  // lacks the error; trim: wrong exit code.
+  const auto r = conform(dir_, shell_port("case $1 in check) " + cat_hostile + ";; estimate) " + cat_hostile +
+                                          " >&2; exit 3;; canon) " + cat_hostile + " >&2; exit 1;; *) exit 0;; esac"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(unsafe_for_a_terminal(r.out), "") << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5) << r.out;
+  EXPECT_NE(r.out.find(R"(got "a\nb\rc\td\x1b[31me\x07f\x7fg\u009b1mh\u0085i\u202ej)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"(FAIL y_exit (estimate FILE, and with -): exit 3, expected 0; stderr: "a\nb\rc)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(R"(stderr lacks "invalid\x1b[2J\n\u202e" followed by end of line or ": "; stderr: "a\nb)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(R"(FAIL n_args (trim --max-chars 1\n2 passed\u009b FILE, and with -): exit 0, expected 2)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(FakeVectors, ACommandThatCannotRunIsNamedOnOneSafeLine) {
+  add("y_one", "{}\n", kOneMessage);
+  const auto r = conform(dir_, {"/nonexistent/port\n0 passed, 0 failed\x1b[2J\xe2\x80\xae"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(unsafe_for_a_terminal(r.err), "") << r.err;
+  EXPECT_EQ(r.err,
+            "agent-session: cannot run '/nonexistent/port\\n0 passed, 0 failed\\x1b[2J\\u202e': "
+            "No such file or directory\n");
+}
+
+TEST_F(FakeVectors, AVectorsPathIsEscapedInItsError) {
+  const auto r = conform(dir_ / "missing\n1 passed, 0 failed\x1b[2J", shell_port("true"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(unsafe_for_a_terminal(r.err), "") << r.err;
+  EXPECT_NE(r.err.find("missing\\n1 passed, 0 failed\\x1b[2J': No such file or directory"), std::string::npos)
+      << r.err;
+}
+
+// The runner reads a vector's files without ever blocking (SPEC.md has
+// none of this; corpus/conformance/README.md "Read the result"): anything
+// but a regular file fails its vector at once, however long --timeout is.
+TEST_F(FakeVectors, VectorFilesThatAreNotRegularFilesFailTheirVectorWithoutBlocking) {
+  add("y_good", "{}\n", kOneMessage);
+  for (const char* name : {"y_fifo_input", "y_fifo_expect", "y_dir_input", "y_device_input", "y_null_expect"}) {
+    add(name, "{}\n", kOneMessage);
+  }
+  for (const char* file : {"y_fifo_input/input.jsonl", "y_fifo_expect/expect.json"}) {
+    fs::remove(dir_ / file);
+    ASSERT_EQ(::mkfifo((dir_ / file).c_str(), 0600), 0);
+  }
+  fs::remove(dir_ / "y_dir_input" / "input.jsonl");
+  fs::create_directory(dir_ / "y_dir_input" / "input.jsonl");
+  fs::remove(dir_ / "y_device_input" / "input.jsonl");
+  fs::create_symlink("/dev/zero", dir_ / "y_device_input" / "input.jsonl");  // endless, if read
+  fs::remove(dir_ / "y_null_expect" / "expect.json");
+  fs::create_symlink("/dev/null", dir_ / "y_null_expect" / "expect.json");
+  const auto r = conform_binary(dir_, shell_port("printf '1 messages\\n'"), {"--timeout", "3600"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "FAIL y_device_input: unusable vector: input.jsonl is a character device, not a regular file\n"
+            "FAIL y_dir_input: unusable vector: input.jsonl is a directory, not a regular file\n"
+            "FAIL y_fifo_expect: unusable vector: expect.json is a FIFO, not a regular file\n"
+            "FAIL y_fifo_input: unusable vector: input.jsonl is a FIFO, not a regular file\n"
+            "FAIL y_null_expect: unusable vector: expect.json is a character device, not a regular file\n"
+            "1 passed, 5 failed\n");
+  EXPECT_EQ(r.err, "");
+}
+
+// A sparse terabyte is not read into memory (the address-space limit only
+// keeps a regression from eating the machine: it turns into bad_alloc).
+TEST_F(FakeVectors, AnOversizedVectorFileFailsBeforeItIsRead) {
+  add("y_huge", "", kOneMessage);
+  fs::resize_file(dir_ / "y_huge" / "input.jsonl", std::uintmax_t{1} << 40);
+  const auto r = conform_binary(dir_, shell_port("printf '1 messages\\n'"), {},
+                                {"sh", "-c", "ulimit -v 1000000 && exec \"$@\"", "sh"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "FAIL y_huge: unusable vector: input.jsonl holds 1099511627776 bytes, more than the 67108864 a vector "
+            "file may\n0 passed, 1 failed\n");
+}
+
+const std::string kZeroFlood = "if [ $1 = check ]; then cat /dev/zero; else cat /dev/zero >&2; fi";
+
+TEST_F(FakeVectors, APortFloodingItsOutputIsKilledAtTheCapAndFails) {
+  add("y_stdout_flood", "{}\n", kOneMessage);
+  add("n_stderr_flood", "x\n", R"({"checks":[{"args":["estimate"],"exit":1,"error":"invalid"}]})");
+  const auto r = conform(dir_, shell_port(kZeroFlood), {"--jobs", "2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "FAIL n_stderr_flood (estimate FILE, and with -): wrote more than 1048576 bytes to standard error "
+            "(killed), expected exit 1\n"
+            "FAIL y_stdout_flood (check FILE, and with -): wrote more than 1048576 bytes to standard output "
+            "(killed), expected exit 0\n"
+            "0 passed, 2 failed\n");
+  const auto small = conform(dir_, shell_port(kZeroFlood), {"--max-output", "1000"});
+  EXPECT_NE(small.out.find("wrote more than 1000 bytes to standard output (killed)"), std::string::npos) << small.out;
+  EXPECT_EQ(conform(dir_, shell_port("true"), {"--max-output", "0"}).exit_code, 2);
+}
+
+TEST_F(FakeVectors, OutputUpToTheCapIsComparedWhole) {
+  const std::string stdout_bytes(1000, 'x');
+  add("y_at_cap", "{}\n", R"({"checks":[{"args":["canon"],"exit":0,"stdout":")" + stdout_bytes + "\"}]}");
+  const std::string print = "head -c 1000 /dev/zero | tr '\\0' x";
+  EXPECT_EQ(conform(dir_, shell_port(print), {"--max-output", "1000"}).out, "1 passed, 0 failed\n");
+  const auto over = conform(dir_, shell_port(print + "; echo"), {"--max-output", "1000"});
+  EXPECT_EQ(over.out,
+            "FAIL y_at_cap (canon FILE, and with -): wrote more than 1000 bytes to standard output (killed), "
+            "expected exit 0\n0 passed, 1 failed\n");
+}
+
+TEST(RunProcess, KeepsAtMostTheCapOfEachStream) {
+  const auto limit = std::chrono::minutes(1);
+  const auto out = cli::run_process({"sh", "-c", "cat /dev/zero"}, "", limit, 4096);
+  EXPECT_EQ(out.end, cli::ProcessEnd::output_limit);
+  EXPECT_EQ(out.out.size(), 4096u);
+  EXPECT_EQ(cli::describe_end(out, limit), "wrote more than 4096 bytes to standard output (killed)");
+  const auto err = cli::run_process({"sh", "-c", "echo hi; cat /dev/zero >&2"}, "", limit, 4096);
+  EXPECT_EQ(err.end, cli::ProcessEnd::output_limit);
+  EXPECT_EQ(err.out, "hi\n");
+  EXPECT_EQ(err.err.size(), 4096u);
+  EXPECT_EQ(cli::describe_end(err, limit), "wrote more than 4096 bytes to standard error (killed)");
+}
+
+// The pids that the daemons of a port wrote into `dir`, one file each.
+std::vector<pid_t> daemon_pids(const fs::path& dir) {
+  std::vector<pid_t> pids;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    long pid = 0;
+    std::ifstream(entry.path()) >> pid;
+    if (pid > 0) pids.push_back(static_cast<pid_t>(pid));
+  }
+  return pids;
+}
+
+// A port that leaves two daemons per run: one that double-forks with
+// `setsid -f` (out of the port's session and process group), one forked
+// by a subshell that exits (an orphan that calls setsid). Each writes its
+// pid; the port waits for both, then answers (or hangs with `hang`).
+std::string daemonizing_port(const fs::path& pids, const char* hang) {
+  const std::string d = "'" + pids.string() + "'";
+  return "setsid -f sh -c 'echo $$ > \"$0/a.$1\"; exec sleep 1000' " + d + " $$; "
+         "( setsid sh -c 'echo $$ > \"$0/b.$1\"; exec sleep 1000' " + d + " $$ & ); "
+         "while [ ! -s " + d + "/a.$$ ] || [ ! -s " + d + "/b.$$ ]; do sleep 0.01; done; "
+         "if [ \"$1\" = " + hang + " ]; then sleep 1000; fi; printf '1 messages\\n'";
+}
+
+// Every pid in `pids` that still runs, killed so that a failing run
+// leaves nothing behind.
+std::vector<pid_t> survivors(const std::vector<pid_t>& pids) {
+  std::vector<pid_t> alive;
+  for (const pid_t pid : pids) {
+    if (::kill(pid, 0) == 0 || errno != ESRCH) {
+      alive.push_back(pid);
+      ::kill(pid, SIGKILL);
+    }
+  }
+  return alive;
+}
+
+class Daemons : public FakeVectors {
+ protected:
+  void SetUp() override {
+    FakeVectors::SetUp();
+    pids_ = dir_.string() + "_pids";
+    fs::remove_all(pids_);
+    fs::create_directories(pids_);
+  }
+  void TearDown() override {
+    survivors(daemon_pids(pids_));
+    fs::remove_all(pids_);
+    FakeVectors::TearDown();
+  }
+  fs::path pids_;
+};
+
+TEST_F(Daemons, NoDescendantOfAPortThatExitsSurvivesItsRun) {
+  add("y_one", "{}\n", kOneMessage);
+  add("y_two", "{}\n", kOneMessage);
+  // The daemons keep the port's output open: the run is judged when the
+  // port exits, not when they die, so this passes well within the timeout.
+  const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "never")), {"--jobs", "2", "--timeout", "60"});
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n") << r.err;
+  const auto pids = daemon_pids(pids_);
+  EXPECT_EQ(pids.size(), 8u);  // 2 vectors, 2 runs each, 2 daemons per run
+  EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
+}
+
+TEST_F(Daemons, NoDescendantOfAPortKilledAtItsTimeoutSurvives) {
+  add("y_hang", "{}\n", kOneMessage);
+  const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "check")), {"--timeout", "2"});
+  EXPECT_EQ(r.out, "FAIL y_hang (check FILE): timed out after 2 s (killed), expected exit 0\n0 passed, 1 failed\n");
+  const auto pids = daemon_pids(pids_);
+  EXPECT_EQ(pids.size(), 2u);
+  EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
+}
+
+// Exit codes of conform (src/cli/conform.hpp): 2 for a vectors path that
+// names no folder, 3 for one that cannot be read or for resources that run
+// out; always one line on standard error, never an abort.
+TEST_F(FakeVectors, AnEntryWhoseTypeCannotBeReadFailsAsAVector) {
+  add("y_one", "{}\n", kOneMessage);
+  fs::create_symlink("y_loop", dir_ / "y_loop");  // ELOOP on stat
+  const auto r = conform_binary(dir_, shell_port("printf '1 messages\\n'"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out, "FAIL y_loop: unusable vector: Too many levels of symbolic links\n1 passed, 1 failed\n");
+  EXPECT_EQ(r.err, "");
+}
+
+// As root, reading needs no permission: run the runner as nobody.
+std::vector<std::string> unprivileged() {
+  if (::geteuid() != 0) return {};
+  return {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+}
+
+TEST_F(FakeVectors, AnUnreadableVectorsFolderExitsThreeWithOneLine) {
+  add("y_one", "{}\n", kOneMessage);
+  fs::permissions(dir_, fs::perms::none);
+  const auto r = conform_binary(dir_, {"true"}, {}, unprivileged());
+  fs::permissions(dir_, fs::perms::owner_all);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "agent-session: cannot read the vectors folder '" + dir_.string() + "': Permission denied\n");
+}
+
+TEST_F(FakeVectors, AnUnreadableVectorFailsThatVector) {
+  add("y_one", "{}\n", kOneMessage);
+  add("y_closed", "{}\n", kOneMessage);
+  fs::permissions(dir_ / "y_closed", fs::perms::none);
+  const auto r = conform_binary(dir_, shell_port("printf '1 messages\\n'"), {}, unprivileged());
+  fs::permissions(dir_ / "y_closed", fs::perms::owner_all);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out, "FAIL y_closed: unusable vector: cannot open input.jsonl: Permission denied\n1 passed, 1 failed\n");
+}
+
+TEST_F(FakeVectors, AVectorsPathThatIsNoFolderIsAUsageError) {
+  add("y_one", "{}\n", kOneMessage);
+  const fs::path file = dir_ / "y_one" / "input.jsonl";
+  for (const fs::path& path : {file, file / "sub"}) {
+    const auto r = conform(path, {"true"});
+    EXPECT_EQ(r.exit_code, 2) << path;
+    EXPECT_EQ(r.err, "agent-session: cannot read the vectors folder '" + path.string() +
+                         "': Not a directory (run from the repository root, or pass --vectors DIR)\n");
+  }
+  fs::remove_all(dir_ / "y_one");
+  const auto none = conform(dir_, {"true"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "agent-session: no vectors in '" + dir_.string() +
+                          "' (run from the repository root, or pass --vectors DIR)\n");
+}
+
+TEST_F(FakeVectors, RunningOutOfDescriptorsExitsThreeWithOneLine) {
+  add("y_one", "{}\n", kOneMessage);
+  const auto r = conform_binary(dir_, {"true"}, {}, {"sh", "-c", "ulimit -n 6 && exec \"$@\"", "sh"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with("agent-session: cannot start the port: ")) << r.err;
+  EXPECT_TRUE(r.err.ends_with(": Too many open files\n")) << r.err;
+}
+
+}  // namespace
+}  // namespace agent_session

@@ -1,0 +1,88 @@
+// Helpers for the tests of `agent-session conform`: a temporary folder of
+// hand-made vectors (layout: corpus/conformance/README.md), ports written as
+// shell scripts, and the runner run in process or as the real binary.
+#pragma once
+
+#include "cli/cli.hpp"
+#include "cli/subprocess.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace agent_session::testing_support {
+
+struct ConformRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+inline std::vector<std::string> conform_args(const std::filesystem::path& vectors, const std::vector<std::string>& command,
+                                             const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"conform", "--vectors", vectors.string()};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return args;
+}
+
+// The runner in this process.
+inline ConformRun conform(const std::filesystem::path& vectors, const std::vector<std::string>& command,
+                          const std::vector<std::string>& options = {}) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int code = cli::run(conform_args(vectors, command, options), in, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// The runner as the real binary, for defects that hang or abort the
+// process: the minute is a safety net so that such a defect fails the test
+// instead of hanging it, never a measured duration.
+inline ConformRun conform_binary(const std::filesystem::path& vectors, const std::vector<std::string>& command,
+                                 const std::vector<std::string>& options = {},
+                                 const std::vector<std::string>& prefix = {}) {
+  std::vector<std::string> argv = prefix;
+  argv.push_back(AGENT_SESSION_CLI);
+  const auto args = conform_args(vectors, command, options);
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto limit = std::chrono::minutes(1);
+  const auto r = cli::run_process(argv, "", limit);
+  if (r.end != cli::ProcessEnd::exited) return {-1, r.out, r.err + "[" + cli::describe_end(r, limit) + "]"};
+  return {r.exit_code, r.out, r.err};
+}
+
+// A port written as a shell script: `sh -c SCRIPT port CHECK-ARGS... FILE`,
+// so the script sees the check's arguments as $1, $2, ...
+inline std::vector<std::string> shell_port(const std::string& script) { return {"sh", "-c", script, "port"}; }
+
+// A folder of hand-made vectors, removed at the end of the test.
+class FakeVectors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("agent_session_conform_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void add(const std::string& name, const std::string& input, const std::string& expect_json) {
+    std::filesystem::create_directories(dir_ / name);
+    std::ofstream(dir_ / name / "input.jsonl", std::ios::binary) << input;
+    std::ofstream(dir_ / name / "expect.json", std::ios::binary) << expect_json;
+  }
+  std::filesystem::path dir_;
+};
+
+inline const std::string kOneMessage = R"({"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})";
+
+}  // namespace agent_session::testing_support
