@@ -9,6 +9,7 @@
 #include "cli/cli.hpp"
 #include "cli/run_command.hpp"
 
+#include "support/run_binary.hpp"
 #include "support/temp_dir.hpp"
 #include "support/thrown.hpp"
 
@@ -682,6 +683,19 @@ TEST_F(RunCommand, UsageErrorsExitTwoAndTouchNothing) {
   EXPECT_EQ(run_cli(demo_args("go", {"--max-chars", ""})).exit_code, cli::kUsage);
   EXPECT_EQ(run_cli(demo_args("go", {"--max-turns", "0"})).exit_code, cli::kUsage);
   EXPECT_FALSE(fs::exists(session_));
+}
+
+TEST_F(RunCommand, APromptThatIsNotUtf8IsAUsageErrorNamingTheByteOffset) {
+  const std::vector<std::string> args = demo_args("caf\xc3\xa9 \xff!");
+  const test_support::BinaryRun binary = test_support::run_binary(args, dir_);  // an abort shows only in a process
+  EXPECT_EQ(binary.signal, 0) << binary.err;
+  EXPECT_EQ(binary.exit_code, cli::kUsage) << binary.err;
+  EXPECT_NE(binary.err.find("not valid UTF-8: the first invalid byte is at offset 6 of 8 bytes"), std::string::npos)
+      << binary.err;
+  EXPECT_EQ(binary.out, "");
+  EXPECT_FALSE(fs::exists(session_));
+  EXPECT_EQ(run_cli(demo_args("\xc3")).exit_code, cli::kUsage);  // cut short
+  EXPECT_EQ(run_cli(demo_args("\xed\xa0\x80")).exit_code, cli::kUsage);  // a surrogate
 }
 
 TEST(RunCommandHelp, ExplainsResumingWithAnExample) {

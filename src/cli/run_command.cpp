@@ -4,6 +4,7 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
+#include "internal/utf8.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +28,15 @@ std::string read_file(const fs::path& root, const Json& input) {
     throw std::invalid_argument("read_file takes {\"path\": string}, relative to " + root.string());
   }
   return read_confined(root, input.at("path").get<std::string>());
+}
+
+// A usage error at parse time (exit 2): a message is JSON text, so a
+// prompt that is not UTF-8 could never be recorded.
+std::string utf8_prompt_error(const std::string& prompt) {
+  const std::size_t valid = internal::valid_utf8_prefix(prompt);
+  if (valid == prompt.size()) return "";
+  return "not valid UTF-8: the first invalid byte is at offset " + std::to_string(valid) + " of " +
+         std::to_string(prompt.size()) + " bytes";
 }
 
 void report(std::ostream& err, const RequestReport& r) {
@@ -60,7 +70,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
   command->add_flag("--sync", options.sync,
                     "fdatasync after every message appended to the session: it survives a power loss");
-  command->add_option("PROMPT", options.prompt, "the user message that starts this run")->required();
+  command->add_option("PROMPT", options.prompt, "the user message that starts this run (UTF-8)")
+      ->required()
+      ->check(CLI::Validator(utf8_prompt_error, "", "UTF-8"));
   command->footer(
       "Records PROMPT, then asks the model and runs its tool calls until it answers without any.\n"
       "Standard output: the messages this run appended to the session, as canonical JSONL.\n"
