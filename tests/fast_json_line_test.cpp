@@ -14,8 +14,12 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <variant>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace agent_session::internal {
 namespace {
@@ -154,6 +158,32 @@ TEST_F(FastJsonLineTest, BytesPastTheLineDoNotChangeTheAnswer) {
   EXPECT_FALSE(fast_.json(std::string_view("truex").substr(0, 3), 0).has_value());
 }
 
+// simdjson reads past its input: a line with less than kFastJsonLinePadding
+// readable bytes after it must be copied first. Here the next page is
+// unmapped, so reading past the line's end would crash the test.
+TEST_F(FastJsonLineTest, ALineEndingWhereReadableMemoryEndsIsReadFromACopy) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* pages = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  char* const end = static_cast<char*>(pages) + page;
+  ASSERT_EQ(::mprotect(end, page, PROT_NONE), 0);
+  for (const std::string& line : {std::string(R"({"role":"user","content":"a\"b"})"), std::string("12345"),
+                                  std::string(R"(["x",1e5,true])"), std::string("nul")}) {
+    SCOPED_TRACE(line);
+    std::memcpy(end - line.size(), line.data(), line.size());
+    const std::string_view at_the_end(end - line.size(), line.size());
+    const auto value = fast_.json(at_the_end, 0);
+    if (line == "nul") {
+      EXPECT_FALSE(value.has_value());
+    } else {
+      ASSERT_TRUE(value.has_value());
+      EXPECT_TRUE(identical(*value, nlohmann_value(line)));
+    }
+    EXPECT_EQ(fast_.message(at_the_end, 0).has_value(), line.front() == '{');
+  }
+  ::munmap(pages, 2 * page);
+}
+
 TEST_F(FastJsonLineTest, ReadsEachKindOfMessageAsDiscriminateRecordDoes) {
   for (const std::string& line : {
            std::string(R"({"role":"user","content":"hi"})"),
@@ -190,7 +220,11 @@ TEST_F(FastJsonLineTest, LeavesEveryRecordThatIsNotAMessageToDiscriminateRecord)
 }
 
 TEST_F(FastJsonLineTest, LinesPastTheSizeLimitAreLeftToParseJsonLine) {
-  const std::string line = R"({"role":"user","content":")" + std::string(kFastJsonLineMaxBytes, 'x') + "\"}";
+  const std::string head = R"({"role":"user","content":")";
+  const std::string at_limit = head + std::string(kFastJsonLineMaxBytes - head.size() - 2, 'x') + "\"}";
+  ASSERT_EQ(at_limit.size(), kFastJsonLineMaxBytes);
+  EXPECT_TRUE(fast_.message(at_limit, 0).has_value());
+  const std::string line = head + std::string(kFastJsonLineMaxBytes, 'x') + "\"}";
   EXPECT_FALSE(fast_.message(line, 0).has_value());
   const auto messages = load_session_from_memory(line + "\n");
   ASSERT_EQ(messages.size(), 1u);

@@ -75,9 +75,48 @@ TEST(JsonLineErrorTest, TheExcerptKeepsPrintableTextAndEscapesTheRest) {
   EXPECT_EQ(error_of("\"\xc3\xa9\x01\""), "byte 4: " + kValue +
                                                "invalid string: control character U+0001 (SOH) must be escaped to "
                                                "\\u0001; last read: '\"\xc3\xa9<U+0001>'");
+  // What a terminal must not see raw is escaped even as valid UTF-8 (as
+  // repair's excerpts and conform's output escape it): C1 controls (U+009B
+  // starts an escape sequence), bidi controls (U+202E reverses what
+  // follows), line separators, and DEL after a non-ASCII character.
+  EXPECT_EQ(error_of("\"\xe2\x80\xae\xc2\x9b" "31m\xe2\x80\xa8\xd8\x9c\xe2\x81\xa6\xc3\xa9\x7f\x01\""),
+            "byte 21: " + kValue +
+                "invalid string: control character U+0001 (SOH) must be escaped to \\u0001; last read: "
+                "'\"\\xE2\\x80\\xAE\\xC2\\x9B" "31m\\xE2\\x80\\xA8\\xD8\\x9C\\xE2\\x81\\xA6\xc3\xa9\\x7F<U+0001>'");
   // A sequence cut short is not valid UTF-8: its bytes are escaped.
   EXPECT_EQ(error_of("\"\xe2\x82\""),
             "byte 4: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xE2\\x82\"'");
+}
+
+// UTF-8 of code point `c`.
+std::string utf8(char32_t c) {
+  if (c < 0x80) return std::string(1, static_cast<char>(c));
+  std::string out;
+  const int tail = c < 0x800 ? 1 : c < 0x10000 ? 2 : 3;
+  out.push_back(static_cast<char>((0xF0 << (3 - tail)) | (c >> (6 * tail))));
+  for (int i = tail - 1; i >= 0; --i) out.push_back(static_cast<char>(0x80 | ((c >> (6 * i)) & 0x3F)));
+  return out;
+}
+
+std::string escaped(const std::string& bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    out += {'\\', 'x', kHex[static_cast<unsigned char>(c) >> 4], kHex[c & 0xF]};
+  }
+  return out;
+}
+
+TEST(JsonLineErrorTest, TheExcerptEscapesExactlyTheCodePointsATerminalMustNotSeeRaw) {
+  for (const char32_t hidden : {0x80, 0x9B, 0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202E, 0x2066, 0x2069}) {
+    SCOPED_TRACE(static_cast<unsigned>(hidden));
+    EXPECT_EQ(printable_excerpt("a" + utf8(hidden) + "b", 200), "a" + escaped(utf8(hidden)) + "b");
+  }
+  for (const char32_t shown : {0xA0, 0xE9, 0x061B, 0x061D, 0x200D, 0x2010, 0x2027, 0x202F, 0x2065, 0x206A, 0x4E2D, 0x1F600, 0x10FFFF}) {
+    SCOPED_TRACE(static_cast<unsigned>(shown));
+    EXPECT_EQ(printable_excerpt("a" + utf8(shown) + "b", 200), "a" + utf8(shown) + "b");
+  }
+  EXPECT_EQ(printable_excerpt(std::string("\0\x1b\x7f ~", 5), 200), "\\x00\\x1B\\x7F ~");
 }
 
 TEST(JsonLineErrorTest, ALongReasonIsCutAfter200BytesWithAnEllipsis) {

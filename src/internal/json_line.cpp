@@ -220,18 +220,42 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   return std::move(builder.root());
 }
 
+namespace {
+
+// Whether a terminal must not see code point `c` raw (as conform's output
+// escapes it): C1 controls (U+009B starts an escape sequence), the bidi
+// controls (they reorder what follows, so an error could read other than
+// it is) and the line and paragraph separators.
+bool hidden_code_point(char32_t c) {
+  return c <= 0x9F || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
+// The length of the one UTF-8 character `bytes` starts with when it is
+// valid and shown raw; 0 otherwise.
+std::size_t shown_character(std::string_view bytes) {
+  const auto lead = static_cast<unsigned char>(bytes[0]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+  if (length == 0 || valid_utf8_prefix(bytes.substr(0, length)) != length) return 0;
+  char32_t c = lead & (0x7F >> length);
+  for (std::size_t i = 1; i < length; ++i) c = (c << 6) | (static_cast<unsigned char>(bytes[i]) & 0x3F);
+  return hidden_code_point(c) ? 0 : length;
+}
+
+}  // namespace
+
 std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
   std::string out;
   std::size_t i = 0;
   while (i < bytes.size() && out.size() < limit) {
     const auto c = static_cast<unsigned char>(bytes[i]);
-    const std::size_t valid = c >= 0x80 ? valid_utf8_prefix(bytes.substr(i, 4)) : 0;
+    const std::size_t shown = c >= 0x80 ? shown_character(bytes.substr(i)) : 0;
     if (c >= 0x20 && c < 0x7F) {
       out.push_back(static_cast<char>(c));
       ++i;
-    } else if (valid > 0) {
-      out.append(bytes.substr(i, valid));
-      i += valid;
+    } else if (shown > 0) {
+      out.append(bytes.substr(i, shown));
+      i += shown;
     } else {
       static constexpr char kHex[] = "0123456789ABCDEF";
       out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};

@@ -52,7 +52,9 @@ std::uint64_t object_key_comparisons() noexcept;
 void add_key_comparisons(std::uint64_t comparisons) noexcept;
 
 // `bytes` made safe to quote in a one-line error: printable ASCII and valid
-// UTF-8 stay, everything else becomes `\xNN`; cut to about `limit` bytes.
+// UTF-8 stay, everything else becomes `\xNN`, and so do the characters a
+// terminal must not see raw (C1 and bidi controls, line separators); cut
+// to about `limit` bytes.
 std::string printable_excerpt(std::string_view bytes, std::size_t limit);
 
 }  // namespace agent_session::internal
