@@ -373,5 +373,31 @@ TEST_F(FakeVectors, RunningOutOfProcessesExitsThreeWithOneLine) {
   EXPECT_TRUE(r.err.ends_with(": Resource temporarily unavailable\n")) << r.err;
 }
 
+// Numbers that a double or an int cannot hold are refused, not converted
+// (a float-to-integer conversion out of range is undefined behaviour).
+TEST_F(FakeVectors, AnExitCodeThatIsNoByteMakesTheVectorUnusable) {
+  for (const char* exit : {"1e100", "-1e100", "256", "-1", "1.5", "3000000000", "\"0\"", "null"}) {
+    add(std::string("n_exit_") + exit, "{}\n", std::string(R"({"checks":[{"args":["check"],"exit":)") + exit + "}]}");
+  }
+  const auto r = conform(dir_, shell_port("exit 2"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 9) << r.out;
+  std::size_t unusable = 0;
+  for (auto at = r.out.find("unusable vector: exit must be an integer from 0 to 255\n"); at != std::string::npos;
+       at = r.out.find("unusable vector: exit must be an integer from 0 to 255\n", at + 1)) {
+    ++unusable;
+  }
+  EXPECT_EQ(unusable, 8u) << r.out;
+}
+
+TEST_F(FakeVectors, ATimeoutThatIsNotANumberIsAUsageError) {
+  add("y_one", "{}\n", kOneMessage);
+  for (const char* timeout : {"nan", "NaN", "-nan", "inf"}) {
+    const auto r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--timeout", timeout});
+    EXPECT_EQ(r.exit_code, 2) << timeout << ": " << r.out;
+    EXPECT_EQ(r.out, "") << timeout;
+  }
+}
+
 }  // namespace
 }  // namespace agent_session

@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -53,7 +56,14 @@ struct VectorReport {
 Check parse_check(const nlohmann::json& json) {
   Check check;
   check.args = json.at("args").get<std::vector<std::string>>();
-  check.exit = json.at("exit").get<int>();
+  // An exit status is a byte; any other number (1e100, -1, 1.5) would be
+  // converted, not compared, and out of an int's range undefinedly so.
+  const auto& exit = json.at("exit");
+  if (!exit.is_number_integer() || exit.get<std::int64_t>() < 0 || exit.get<std::int64_t>() > 255 ||
+      (exit.is_number_unsigned() && exit.get<std::uint64_t>() > 255)) {
+    throw std::runtime_error("exit must be an integer from 0 to 255");
+  }
+  check.exit = exit.get<int>();
   if (check.exit == 0) check.stdout_bytes = json.at("stdout").get<std::string>();
   if (check.exit == 1) check.error = json.at("error").get<std::string>();
   return check;
@@ -255,13 +265,20 @@ bool contains_error(const std::string& stderr_text, const std::string& expected)
 }
 
 CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
+  // PositiveNumber lets NaN through (no comparison holds for it), and NaN
+  // seconds cannot become a duration.
+  static const CLI::Validator kFinite(
+      [](std::string& text) {
+        return std::isfinite(std::strtod(text.c_str(), nullptr)) ? std::string() : "not a finite number: " + text;
+      },
+      "FINITE");
   CLI::App* conform = app.add_subcommand(
       "conform",
       "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
       "then again with - and the input on standard input. Exit 0: every vector passed; 1: some failed.");
   conform->add_option("--vectors", options.vectors, "the vectors' folder (default: corpus/conformance)");
   conform->add_option("--timeout", options.timeout_seconds, "seconds one run may take; then it is killed and fails")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::PositiveNumber & kFinite)
       ->capture_default_str();
   conform->add_option("--jobs", options.jobs, "vectors run at once")->check(CLI::Range(1u, 64u))->capture_default_str();
   conform->add_option("--max-output", options.max_output,
