@@ -5,14 +5,6 @@
 namespace agent_session::internal {
 namespace {
 
-// Whether a terminal must not see code point `c` raw: C1 controls, the
-// bidi controls (Unicode's Bidi_Control: they reorder what follows, so
-// text can read other than it is) and the line and paragraph separators.
-bool hidden_code_point(char32_t c) {
-  return c <= 0x9F || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-         (c >= 0x2066 && c <= 0x2069);
-}
-
 char32_t decode(std::string_view sequence) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(sequence[i]); };
   char32_t c = byte(0) & (0x7F >> sequence.size());
@@ -21,6 +13,11 @@ char32_t decode(std::string_view sequence) {
 }
 
 }  // namespace
+
+bool hidden_code_point(char32_t c) {
+  return c <= 0x9F || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
 
 std::string terminal_safe(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";

@@ -19,4 +19,9 @@ namespace agent_session::internal {
 // Everything else, printable ASCII and valid UTF-8, is kept as is.
 std::string terminal_safe(std::string_view text);
 
+// Whether a terminal must not see the (valid, non-ASCII) code point `c`
+// raw: a C1 control, a bidi control, U+2028 or U+2029, as listed above.
+// For other escaping formats that must hide the same characters.
+bool hidden_code_point(char32_t c);
+
 }  // namespace agent_session::internal
