@@ -352,6 +352,13 @@ TEST_F(FakeVectors, AVectorsPathThatIsNoFolderIsAUsageError) {
                          "': Not a directory (run from the repository root, or pass --vectors DIR)\n");
   }
   fs::remove_all(dir_ / "y_one");
+  // A FIFO as the folder: refused at once (a regression would block in open).
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const auto fifo = conform_binary(dir_ / "fifo", {"true"});
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.err;
+  EXPECT_EQ(fifo.err, "agent-session: cannot read the vectors folder '" + (dir_ / "fifo").string() +
+                          "': Not a directory (run from the repository root, or pass --vectors DIR)\n");
+  fs::remove(dir_ / "fifo");
   const auto none = conform(dir_, {"true"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_EQ(none.err, "agent-session: no vectors in '" + dir_.string() +
