@@ -147,10 +147,10 @@ TEST(JsonLineErrorTest, ALoadSaysTheLineThenTheDetail) {
 // JavaScript's rule written plainly (SPEC §2, §3).
 Json javascript_object(const std::vector<std::pair<std::string, double>>& members) {
   std::vector<std::pair<std::string, double>> kept;
-  for (const auto& [key, value] : members) {
-    const auto same = std::find_if(kept.begin(), kept.end(), [&](const auto& member) { return member.first == key; });
-    if (same == kept.end()) kept.emplace_back(key, value);
-    else same->second = value;
+  for (const auto& member : members) {
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const auto& other) { return other.first == member.first; });
+    if (same == kept.end()) kept.push_back(member);
+    else same->second = member.second;
   }
   std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
     const bool a_index = is_array_index(a.first), b_index = is_array_index(b.first);
