@@ -122,16 +122,17 @@ struct Expected {
   std::size_t start = 0;
   std::optional<ContextErrorKind> error;
   std::pair<std::size_t, std::size_t> bad_unit{};  // for unserializable_message
+  std::uint64_t budget = 0;                         // the budget trimmed to
 };
 
 Expected reference_trim(const std::vector<Message>& history, std::uint64_t budget) {
-  if (history.empty()) return {0, ContextErrorKind::empty_context};
-  Expected expected{history.size(), std::nullopt};
+  if (history.empty()) return {0, ContextErrorKind::empty_context, {}, budget};
+  Expected expected{history.size(), std::nullopt, {}, budget};
   std::uint64_t kept = 0;
   for (const auto& [begin, end] : units_newest_first(history)) {
     std::uint64_t unit = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      if (!serializable(history[i])) return {0, ContextErrorKind::unserializable_message, {begin, end}};
+      if (!serializable(history[i])) return {0, ContextErrorKind::unserializable_message, {begin, end}, budget};
       unit += chars_of(history[i]);
     }
     if (kept + unit > budget) break;
@@ -164,11 +165,20 @@ void check_error(const ContextError& error, const std::vector<Message>& history,
   FUZZ_CHECK(expected.error == error.kind(), "unexpected error: " + std::string(text));
   switch (error.kind()) {
     case ContextErrorKind::empty_context:
-      FUZZ_CHECK(text == kEmptyError && !error.message_index(), "wrong text: " + std::string(text));
+      FUZZ_CHECK(text == std::string(kEmptyError) + ": there are no messages" && !error.message_index(),
+                 "wrong text: " + std::string(text));
       return;
-    case ContextErrorKind::unit_exceeds_budget:
-      FUZZ_CHECK(text == kUnitError && !error.message_index(), "wrong text: " + std::string(text));
+    case ContextErrorKind::unit_exceeds_budget: {
+      // The detail names the newest unit, its size and the budget.
+      const auto [begin, end] = units_newest_first(history).front();
+      std::uint64_t chars = 0;
+      for (std::size_t i = begin; i < end; ++i) chars += chars_of(history[i]);
+      FUZZ_CHECK(text.starts_with(std::string(kUnitError) + ": the newest unit, ") && !error.message_index(),
+                 "wrong text: " + std::string(text));
+      FUZZ_CHECK(error.unit() == (ContextUnit{begin, end, chars}), "wrong unit: " + std::string(text));
+      FUZZ_CHECK(error.budget() == expected.budget, "wrong budget: " + std::string(text));
       return;
+    }
     case ContextErrorKind::unserializable_message: {
       const auto index = error.message_index();
       FUZZ_CHECK(index && *index >= expected.bad_unit.first && *index < expected.bad_unit.second &&

@@ -138,13 +138,52 @@ class BackwardMessageChars {
 ContextError::ContextError(ContextErrorKind kind, std::optional<std::size_t> message_index, const std::string& what)
     : std::runtime_error(what), kind_(kind), message_index_(message_index) {}
 
+namespace {
+
+std::string unit_exceeds_text(const ContextUnit& unit, std::uint64_t budget) {
+  const std::string messages = unit.end - unit.begin == 1
+                                   ? "message " + std::to_string(unit.begin)
+                                   : "messages " + std::to_string(unit.begin) + "-" + std::to_string(unit.end - 1);
+  return "context budget cannot contain the smallest consistent message unit: the newest unit, " + messages +
+         ", is " + std::to_string(unit.chars) + " characters; the budget is " + std::to_string(budget);
+}
+
+}  // namespace
+
+ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
+    : std::runtime_error(unit_exceeds_text(unit, budget)),
+      kind_(ContextErrorKind::unit_exceeds_budget),
+      unit_(unit),
+      budget_(budget) {}
+
+std::vector<ContextUnit> context_units(std::span<const Message> messages) {
+  const std::vector<std::size_t> declarer = declaring_assistants(messages);
+  std::vector<ContextUnit> units;
+  // As in trim_context: walking backwards, a unit closes at p when no tool
+  // result at or after p has its declaring assistant before p.
+  std::size_t earliest_declarer = messages.size();
+  std::size_t end = messages.size();
+  std::uint64_t chars = 0;
+  for (std::size_t p = messages.size(); p-- > 0;) {
+    chars += message_chars(messages, p);
+    if (declarer[p] != kNoAssistant && declarer[p] < earliest_declarer) earliest_declarer = declarer[p];
+    if (earliest_declarer < p) continue;
+    units.push_back({p, end, chars});
+    end = p;
+    chars = 0;
+  }
+  std::reverse(units.begin(), units.end());
+  return units;
+}
+
 std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   return range_chars(messages, 0, messages.size());
 }
 
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
   if (messages.empty()) {
-    throw ContextError(ContextErrorKind::empty_context, std::nullopt, "context budget cannot be empty");
+    throw ContextError(ContextErrorKind::empty_context, std::nullopt,
+                       "context budget cannot be empty: there are no messages");
   }
   Declarers declarers(messages);
   BackwardMessageChars chars(messages);
@@ -168,14 +207,13 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
     if (declarer != kNoAssistant && declarer < earliest_declarer) earliest_declarer = declarer;
     if (earliest_declarer < p) continue;  // p is inside a unit that starts earlier
     if (unit_unserializable) message_chars(messages, *unit_unserializable);  // throws its ContextError
-    if (kept_chars + unit_chars > max_chars) break;
+    if (kept_chars + unit_chars > max_chars) {
+      if (kept_from == messages.size()) throw ContextError(ContextUnit{p, kept_from, unit_chars}, max_chars);
+      break;
+    }
     kept_chars += unit_chars;
     unit_chars = 0;
     kept_from = p;
-  }
-  if (kept_from == messages.size()) {
-    throw ContextError(ContextErrorKind::unit_exceeds_budget, std::nullopt,
-                       "context budget cannot contain the smallest consistent message unit");
   }
   return messages.subspan(kept_from);
 }

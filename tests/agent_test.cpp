@@ -210,7 +210,9 @@ TEST_F(AgentDir, ABudgetTooSmallReachesTheCallerBeforeTheFirstRequest) {
     run_agent({.prompt = "go", .client = model, .session_path = session_, .context_max_chars = 1});
   });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
-  EXPECT_STREQ(error.what(), "context budget cannot contain the smallest consistent message unit");
+  EXPECT_STREQ(error.what(),
+               "context budget cannot contain the smallest consistent message unit: the newest unit, message 0, "
+               "is 31 characters; the budget is 1");
   EXPECT_TRUE(model.requests.empty());
   EXPECT_EQ(on_disk(), std::vector<Message>{user("go")});  // the prompt is part of the record; nothing more
 }
@@ -629,7 +631,9 @@ TEST_F(RunCommand, WithoutABudgetTheModelIsSentEverything) {
 TEST_F(RunCommand, ABudgetErrorExitsOneAndRecordsOnlyThePrompt) {
   const CliRun run = run_cli(demo_args("What do the notes say?", {"--max-chars", "10"}));
   EXPECT_EQ(run.exit_code, cli::kInvalid);
-  EXPECT_EQ(run.err, "agent-session: context budget cannot contain the smallest consistent message unit\n");
+  EXPECT_EQ(run.err,
+            "agent-session: context budget cannot contain the smallest consistent message unit: the newest unit, "
+            "message 0, is 51 characters; the budget is 10\n");
   EXPECT_EQ(on_disk(), std::vector<Message>{user("What do the notes say?")});
 }
 

@@ -70,7 +70,34 @@ TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
   const ContextError error = thrown<ContextError>([&] { trim_context(kWalkthrough, unit - 1); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(error.message_index(), std::nullopt);
-  EXPECT_STREQ(error.what(), "context budget cannot contain the smallest consistent message unit");
+  // The spec's text, then what a person needs: which unit, its size, the budget.
+  EXPECT_EQ(std::string(error.what()), "context budget cannot contain the smallest consistent message unit: "
+                                       "the newest unit, messages 1-3, is " + std::to_string(unit) +
+                                           " characters; the budget is " + std::to_string(unit - 1));
+  EXPECT_EQ(error.unit(), (ContextUnit{1, 4, unit}));
+  EXPECT_EQ(error.budget(), unit - 1);
+  // A unit of one message says so.
+  const std::vector<Message> one = {user("hi")};
+  const ContextError single = thrown<ContextError>([&] { trim_context(one, 3); });
+  EXPECT_EQ(std::string(single.what()), "context budget cannot contain the smallest consistent message unit: "
+                                        "the newest unit, message 0, is " + std::to_string(chars(one[0])) +
+                                            " characters; the budget is 3");
+}
+
+TEST(ContextUnits, AreTheClosedUnitsTrimmingPacks) {
+  EXPECT_TRUE(context_units({}).empty());
+  const std::vector<ContextUnit> units = context_units(kWalkthrough);
+  const std::uint64_t unit = chars(kWalkthrough[1]) + chars(kWalkthrough[2]) + chars(kWalkthrough[3]);
+  EXPECT_EQ(units, (std::vector<ContextUnit>{{0, 1, chars(kWalkthrough[0])}, {1, 4, unit}}));
+  // Interleaved rounds close into one unit; an orphan and a pending
+  // assistant are units of their own.
+  const std::vector<Message> interleaved = {assistant({"x"}), assistant({"y"}), result("x"), result("y"),
+                                            result("none"), assistant({"z"})};
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (const ContextUnit& u : context_units(interleaved)) ranges.emplace_back(u.begin, u.end);
+  EXPECT_EQ(ranges, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 4}, {4, 5}, {5, 6}}));
+  // The smallest budget trim accepts is the newest unit's size.
+  EXPECT_EQ(kept_from(kWalkthrough, units.back().chars), 1u);
 }
 
 // Whether trim_context(history, n) compiles for a `History` argument: the
@@ -94,7 +121,8 @@ TEST(TrimContext, RefusesEveryTemporaryThatOwnsItsMessages) {
 TEST(TrimContext, EmptyHistoryIsTheEmptyBudgetError) {
   const ContextError error = thrown<ContextError>([] { trim_context(std::span<const Message>{}, 1000); });
   EXPECT_EQ(error.kind(), ContextErrorKind::empty_context);
-  EXPECT_STREQ(error.what(), "context budget cannot be empty");
+  EXPECT_STREQ(error.what(), "context budget cannot be empty: there are no messages");
+  EXPECT_EQ(error.unit(), std::nullopt);
 }
 
 TEST(TrimContext, ZeroBudgetCannotHoldAnyUnit) {

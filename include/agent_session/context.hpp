@@ -37,20 +37,46 @@ enum class ContextErrorKind {
   empty_context,           // "context budget cannot be empty"
 };
 
-// A context that cannot be estimated or trimmed. what() is the spec's
-// text; for unserializable_message a detail follows after ": ".
+// A closed unit of SPEC.md §5.1: messages [begin, end) of a history, which
+// trimming keeps or drops whole, and its estimate in UTF-16 code units.
+struct ContextUnit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::uint64_t chars = 0;
+  friend bool operator==(const ContextUnit&, const ContextUnit&) = default;
+};
+
+// A context that cannot be estimated or trimmed. what() starts with the
+// spec's exact text; a detail follows after ": ":
+//   unserializable_message  "message 3 cannot be serialized: <why>"
+//   unit_exceeds_budget     "context budget cannot contain the smallest
+//                           consistent message unit: the newest unit,
+//                           messages 460-462, is 1069 characters; the
+//                           budget is 1000"
+//   empty_context           "context budget cannot be empty: there are no
+//                           messages"
 class ContextError : public std::runtime_error {
  public:
   ContextError(ContextErrorKind kind, std::optional<std::size_t> message_index, const std::string& what);
+  // unit_exceeds_budget: `unit` is the newest unit, which alone does not
+  // fit in `budget` characters.
+  ContextError(const ContextUnit& unit, std::uint64_t budget);
 
   ContextErrorKind kind() const noexcept { return kind_; }
   // 0-based index, in the caller's list, of the message that cannot be
   // serialized; nullopt for the two budget errors.
   std::optional<std::size_t> message_index() const noexcept { return message_index_; }
+  // unit_exceeds_budget only: the newest unit (0-based [begin, end), and
+  // chars, the characters it needs: the smallest budget trim_context
+  // accepts) and the budget it did not fit; nullopt otherwise.
+  std::optional<ContextUnit> unit() const noexcept { return unit_; }
+  std::optional<std::uint64_t> budget() const noexcept { return budget_; }
 
  private:
   ContextErrorKind kind_;
   std::optional<std::size_t> message_index_;
+  std::optional<ContextUnit> unit_;
+  std::optional<std::uint64_t> budget_;
 };
 
 // The character estimate of `messages`, in UTF-16 code units (decisions §5):
@@ -79,7 +105,8 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 //
 // Throws ContextError:
 //   empty_context            when `messages` is empty;
-//   unit_exceeds_budget      when the newest unit alone does not fit;
+//   unit_exceeds_budget      when the newest unit alone does not fit (the
+//                            error carries that unit and the budget);
 //   unserializable_message   for a message the packing reached that cannot
 //                            be serialized (its index in `messages`; the
 //                            first such message of its unit).
@@ -89,6 +116,15 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // over the history when a tool result's declaring assistant is more than
 // 16 messages back or missing.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+// The closed units of `messages` (SPEC.md §5.1), oldest first: they
+// partition the history, and trim_context keeps a suffix of them, packed
+// newest first (SPEC.md §5.2). So the smallest budget trim_context accepts
+// is the newest unit's chars, and a budget B keeps the longest suffix of
+// units whose chars sum to at most B. Empty for an empty history.
+// Measures every message: throws ContextError(unserializable_message) for
+// the first one that cannot be serialized. Linear in the history.
+std::vector<ContextUnit> context_units(std::span<const Message> messages);
 
 // A temporary history would leave the returned view dangling, so any
 // temporary container that owns its messages is refused at compile time

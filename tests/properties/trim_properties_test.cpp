@@ -32,6 +32,10 @@ using History = std::vector<Message>;
 // not exactly the spec's, fails the property on the spot.
 using Outcome = std::variant<History, ContextErrorKind>;
 
+std::uint64_t estimate(const History& history, std::size_t begin, std::size_t end) {
+  return estimate_context_chars(std::span<const Message>(history).subspan(begin, end - begin));
+}
+
 Outcome trim(const History& history, std::uint64_t max_chars) {
   try {
     const std::span<const Message> sent = trim_context(history, max_chars);
@@ -40,10 +44,23 @@ Outcome trim(const History& history, std::uint64_t max_chars) {
     return History(sent.begin(), sent.end());
   } catch (const ContextError& error) {
     RC_ASSERT(error.kind() != ContextErrorKind::unserializable_message);
-    const std::string_view expected =
-        error.kind() == ContextErrorKind::empty_context ? kEmptyText : kUnitExceedsText;
-    RC_ASSERT(std::string_view(error.what()) == expected);
     RC_ASSERT(!error.message_index().has_value());
+    const std::string what = error.what();
+    if (error.kind() == ContextErrorKind::empty_context) {
+      RC_ASSERT(what == std::string(kEmptyText) + ": there are no messages");
+      return error.kind();
+    }
+    // The detail names the newest unit (as the reference finds it), the
+    // characters it needs and the budget, in the text and in the fields.
+    const auto newest = reference::units(history).back();
+    const ContextUnit unit{newest.begin, newest.end, estimate(history, newest.begin, newest.end)};
+    RC_ASSERT(error.unit() == unit);
+    RC_ASSERT(error.budget() == max_chars);
+    const std::string range = unit.end - unit.begin == 1
+                                  ? "message " + std::to_string(unit.begin)
+                                  : "messages " + std::to_string(unit.begin) + "-" + std::to_string(unit.end - 1);
+    RC_ASSERT(what == std::string(kUnitExceedsText) + ": the newest unit, " + range + ", is " +
+                          std::to_string(unit.chars) + " characters; the budget is " + std::to_string(max_chars));
     return error.kind();
   }
 }
@@ -56,10 +73,6 @@ const History* kept_of(const Outcome& outcome) {
   return nullptr;
 }
 const History* kept_of(const Outcome&& outcome) = delete;  // would dangle
-
-std::uint64_t estimate(const History& history, std::size_t begin, std::size_t end) {
-  return estimate_context_chars(std::span<const Message>(history).subspan(begin, end - begin));
-}
 
 // Where `kept` starts in `history` if it is a suffix of it.
 std::optional<std::size_t> suffix_start(const History& history, const History& kept) {
@@ -210,6 +223,41 @@ RC_GTEST_PROP(TrimProperties, Monotone, ()) {
   RC_TAG(std::get<History>(with_small).size() < std::get<History>(with_large).size() ? "strictly shorter"
                                                                                    : "same");
   RC_ASSERT(suffix_start(std::get<History>(with_large), std::get<History>(with_small)).has_value());
+}
+
+// 9. context_units are the reference's closed units, and packing them as
+// SPEC §5.2 says (newest first, stop at the first that does not fit) gives
+// exactly what trim_context returns, errors and their unit included.
+RC_GTEST_PROP(TrimProperties, ContextUnitsAreWhatTrimmingPacks, ()) {
+  const auto [history, max_chars] = any_case();
+  const std::vector<ContextUnit> units = context_units(history);
+  const auto reference_units = reference::units(history);
+  RC_ASSERT(units.size() == reference_units.size());
+  std::uint64_t total = 0;
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    RC_ASSERT(units[k].begin == reference_units[k].begin && units[k].end == reference_units[k].end);
+    RC_ASSERT(units[k].chars == estimate(history, units[k].begin, units[k].end));
+    total += units[k].chars;
+  }
+  RC_ASSERT(total == estimate_context_chars(history));
+  const Outcome outcome = trim(history, max_chars);
+  if (units.empty()) {
+    RC_ASSERT(std::get<ContextErrorKind>(outcome) == ContextErrorKind::empty_context);
+    return;
+  }
+  std::size_t kept_units = 0;
+  std::uint64_t kept = 0;
+  while (kept_units < units.size() && kept + units[units.size() - 1 - kept_units].chars <= max_chars) {
+    kept += units[units.size() - 1 - kept_units].chars;
+    ++kept_units;
+  }
+  if (kept_units == 0) {
+    RC_TAG("newest unit too large");
+    RC_ASSERT(std::get<ContextErrorKind>(outcome) == ContextErrorKind::unit_exceeds_budget);
+    return;
+  }
+  const std::size_t start = units[units.size() - kept_units].begin;
+  RC_ASSERT(std::get<History>(outcome) == History(history.begin() + static_cast<std::ptrdiff_t>(start), history.end()));
 }
 
 // 8. The estimate is additive over messages and equals the UTF-16 length
