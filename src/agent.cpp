@@ -2,6 +2,7 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
+#include "agent_session/session_object.hpp"
 
 #include "internal/utf8.hpp"
 #include "internal/json_line.hpp"
@@ -36,30 +37,6 @@ std::string valid_utf8(std::string text) {
     valid = internal::valid_utf8_prefix(rest);
   }
 }
-
-// The full record, and the one place that grows it: the session file first
-// (one line, at once), then memory, so memory never holds a message the
-// file lacks.
-class Record {
- public:
-  Record(std::optional<std::filesystem::path> path, AppendOptions append, std::vector<Message> loaded)
-      : path_(std::move(path)), append_(append), messages_(std::move(loaded)), loaded_(messages_.size()) {}
-
-  void record(Message message) {
-    if (path_) append_session(*path_, message, append_);
-    messages_.push_back(std::move(message));
-  }
-
-  const std::vector<Message>& messages() const noexcept { return messages_; }
-  std::size_t loaded() const noexcept { return loaded_; }
-  std::vector<Message> release() && { return std::move(messages_); }
-
- private:
-  std::optional<std::filesystem::path> path_;
-  AppendOptions append_;
-  std::vector<Message> messages_;
-  std::size_t loaded_;
-};
 
 std::vector<ToolSpec> tool_specs(const std::map<std::string, Tool>& tools) {
   std::vector<ToolSpec> specs;
@@ -96,34 +73,34 @@ void report_request(const AgentOptions& options, std::size_t request, std::span<
 
 AgentResult run_agent(const AgentOptions& options) {
   if (options.max_turns == 0) throw std::invalid_argument("run_agent: max_turns must be at least 1");
-  Record record(options.session_path, options.append,
-                options.session_path ? load_session(*options.session_path) : std::vector<Message>{});
-  record.record(UserMessage{options.prompt});
+  // The full record: the session file first, then memory (Session::append),
+  // so memory never holds a message the file lacks.
+  Session session = options.session_path ? Session::open(*options.session_path, options.append) : Session();
+  session.append(UserMessage{options.prompt});
   const std::vector<ToolSpec> specs = tool_specs(options.tools);
 
   AgentResult result;
   result.stop_reason = StopReason::max_turns;
   while (result.requests < options.max_turns) {
     // The two states meet here: the record stays whole, the client gets the
-    // budgeted copy.
-    const std::span<const Message> stored = record.messages();
-    const std::span<const Message> sent =
-        options.context_max_chars ? trim_context(stored, *options.context_max_chars) : stored;
+    // budgeted context.
+    const Session::Context sent =
+        options.context_max_chars ? session.context(*options.context_max_chars) : session.context();
     ++result.requests;
-    report_request(options, result.requests, stored, sent);
-    AssistantMessage reply = options.client.next_message(sent, specs);
+    report_request(options, result.requests, session.messages(), sent.messages());
+    AssistantMessage reply = options.client.next_message(sent.messages(), specs);
 
     const bool answered = reply.tool_calls.empty();
     const std::vector<ToolCall> calls = reply.tool_calls;  // the record takes the reply
-    record.record(std::move(reply));
+    session.append(std::move(reply));
     if (answered) {
       result.stop_reason = StopReason::completed;
       break;
     }
-    for (const ToolCall& call : calls) record.record(dispatch(call, options.tools));
+    for (const ToolCall& call : calls) session.append(dispatch(call, options.tools));
   }
-  result.loaded = record.loaded();
-  result.messages = std::move(record).release();
+  result.loaded = session.loaded();
+  result.messages = std::move(session).release();
   return result;
 }
 

@@ -354,6 +354,13 @@ TEST_F(AgentDir, AClientMessageThatCannotBeSerializedIsNotRecorded) {
   EXPECT_EQ(on_disk(), std::vector<Message>{user("go")});
 }
 
+TEST_F(AgentDir, AClientMessageThatCannotBeSerializedIsRefusedWithoutASessionPathToo) {
+  // Memory holds only what a file could, so a run without a file does not
+  // hand back a record that `agent-session` could never write.
+  FakeClient model({answer("bad \xff")});
+  EXPECT_THROW(run_agent({.prompt = "go", .client = model}), SerializationError);
+}
+
 // ---------------------------------------------------------------------------
 // Without a session path, nothing is written.
 

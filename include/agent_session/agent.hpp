@@ -128,9 +128,10 @@ struct AgentResult {
 //      of them) with the tool specs; record the assistant message; if it
 //      has no tool calls, stop (completed); else run each tool call in
 //      order and record one tool result per call, with its id.
-// To record is to append to the session file (when there is one; one line
-// per message, at once, so a crash after N records leaves N lines) and to
-// push to memory.
+// To record is Session::append (session_object.hpp): append to the session
+// file (when there is one; one line per message, at once, so a crash after
+// N records leaves N lines), then push to memory; what is sent is a
+// Session::Context, which the appends that follow never invalidate.
 //
 // Tool calls never end the loop: an unknown name gives the result
 // `unknown tool: NAME` and a tool that throws gives its message, both with
@@ -144,7 +145,7 @@ struct AgentResult {
 //                           prompt is already recorded; the client is not
 //                           called), or a message cannot be serialized;
 //   SerializationError      a client's message cannot be serialized (it is
-//                           not recorded);
+//                           not recorded, with or without a session path);
 //   whatever the client throws.
 AgentResult run_agent(const AgentOptions& options);
 
