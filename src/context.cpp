@@ -25,23 +25,6 @@ std::uint64_t message_chars(std::span<const Message> messages, std::size_t index
   return sink.units + 1;
 }
 
-// For each message: if it is a tool result, the index of its declaring
-// assistant (the nearest earlier assistant whose calls include its
-// toolCallId), else kNoAssistant. One forward pass: the latest assistant
-// seen declaring an id is the nearest earlier one for what follows.
-std::vector<std::size_t> declaring_assistants(std::span<const Message> messages) {
-  std::vector<std::size_t> declarer(messages.size(), kNoAssistant);
-  std::unordered_map<std::string_view, std::size_t> latest;
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (const auto* assistant = std::get_if<AssistantMessage>(&messages[i])) {
-      for (const auto& call : assistant->tool_calls) latest[call.id] = i;
-    } else if (const auto* result = std::get_if<ToolResultMessage>(&messages[i])) {
-      if (auto it = latest.find(result->tool_call_id); it != latest.end()) declarer[i] = it->second;
-    }
-  }
-  return declarer;
-}
-
 bool declares(const Message& message, std::string_view tool_call_id) {
   const auto* assistant = std::get_if<AssistantMessage>(&message);
   if (assistant == nullptr) return false;
@@ -72,12 +55,12 @@ class Declarers {
       }
       all_ = declaring_assistants(messages_);
     }
-    return all_[index];
+    return all_[index].value_or(kNoAssistant);
   }
 
  private:
   std::span<const Message> messages_;
-  std::vector<std::size_t> all_;  // empty until needed (histories here are never empty)
+  std::vector<std::optional<std::size_t>> all_;  // empty until needed (histories here are never empty)
 };
 
 std::uint64_t range_chars(std::span<const Message> messages, std::size_t begin, std::size_t end) {
@@ -151,13 +134,28 @@ std::string unit_exceeds_text(const ContextUnit& unit, std::uint64_t budget) {
 }  // namespace
 
 ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
-    : std::runtime_error(unit_exceeds_text(unit, budget)),
-      kind_(ContextErrorKind::unit_exceeds_budget),
-      unit_(unit),
-      budget_(budget) {}
+    : ContextError(unit, budget, unit_exceeds_text(unit, budget)) {}
+
+ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what)
+    : std::runtime_error(what), kind_(ContextErrorKind::unit_exceeds_budget), unit_(unit), budget_(budget) {}
+
+std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
+  // One forward pass: the latest assistant seen declaring an id is the
+  // nearest earlier one for what follows.
+  std::vector<std::optional<std::size_t>> declarer(messages.size());
+  std::unordered_map<std::string_view, std::size_t> latest;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (const auto* assistant = std::get_if<AssistantMessage>(&messages[i])) {
+      for (const auto& call : assistant->tool_calls) latest[call.id] = i;
+    } else if (const auto* result = std::get_if<ToolResultMessage>(&messages[i])) {
+      if (auto it = latest.find(result->tool_call_id); it != latest.end()) declarer[i] = it->second;
+    }
+  }
+  return declarer;
+}
 
 std::vector<ContextUnit> context_units(std::span<const Message> messages) {
-  const std::vector<std::size_t> declarer = declaring_assistants(messages);
+  const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
   std::vector<ContextUnit> units;
   // As in trim_context: walking backwards, a unit closes at p when no tool
   // result at or after p has its declaring assistant before p.
@@ -166,7 +164,7 @@ std::vector<ContextUnit> context_units(std::span<const Message> messages) {
   std::uint64_t chars = 0;
   for (std::size_t p = messages.size(); p-- > 0;) {
     chars += message_chars(messages, p);
-    if (declarer[p] != kNoAssistant && declarer[p] < earliest_declarer) earliest_declarer = declarer[p];
+    if (declarer[p] && *declarer[p] < earliest_declarer) earliest_declarer = *declarer[p];
     if (earliest_declarer < p) continue;
     units.push_back({p, end, chars});
     end = p;

@@ -67,7 +67,8 @@ namespace {
 // last line (on standard input there is no file to repair).
 class LineLoader {
  public:
-  explicit LineLoader(bool from_file) : from_file_(from_file) {}
+  // `lines`, when given, receives the physical line of each message.
+  LineLoader(bool from_file, std::vector<std::size_t>* lines) : lines_(lines), from_file_(from_file) {}
 
   // Loads every line of `text`: each ends with `\n` but the last, which may
   // end with the input. `readable_after`: how many bytes past the end of
@@ -91,7 +92,10 @@ class LineLoader {
 
   // One message per line at most: reserving spares the regrowth copies and
   // the up-to-2x slack of a doubling vector (peak memory, issue 6).
-  void reserve(std::size_t lines) { messages_.reserve(lines); }
+  void reserve(std::size_t lines) {
+    messages_.reserve(lines);
+    if (lines_ != nullptr) lines_->reserve(lines);
+  }
   std::vector<Message> take() { return std::move(messages_); }
 
  private:
@@ -109,10 +113,12 @@ class LineLoader {
       }
     }
     messages_.push_back(std::move(*message));
+    if (lines_ != nullptr) lines_->push_back(line_number_);
   }
 
   internal::FastJsonLine fast_lines_;
   std::vector<Message> messages_;
+  std::vector<std::size_t>* lines_;
   std::size_t line_number_ = 0;
   bool from_file_;
 };
@@ -138,9 +144,10 @@ std::size_t expected_messages(std::string_view first_lines, std::uint64_t file_s
 // kMaxLineBytes stops the read there: an endless line (/dev/zero) costs a
 // bounded amount of memory, never all of it.
 template <class ReadSome>
-std::vector<Message> load_pieces(ReadSome read_some, std::uint64_t size_hint, bool from_file) {
+std::vector<Message> load_pieces(ReadSome read_some, std::uint64_t size_hint, bool from_file,
+                                 std::vector<std::size_t>* lines = nullptr) {
   constexpr std::size_t kPiece = std::size_t{1} << 20;
-  LineLoader loader(from_file);
+  LineLoader loader(from_file, lines);
   std::size_t capacity = kPiece;
   std::string buffer(capacity + internal::kFastJsonLinePadding, ' ');
   std::size_t filled = 0;  // bytes of a line not yet complete, at the front
@@ -190,20 +197,22 @@ std::string_view separator_before_append(const internal::LockedFile& file) {
 }  // namespace
 
 std::vector<Message> load_session_from_memory(std::string_view bytes) {
-  LineLoader loader(/*from_file=*/false);
+  LineLoader loader(/*from_file=*/false, nullptr);
   loader.reserve(count_lines(bytes) + 1);
   loader.load(bytes, 0);
   return loader.take();
 }
 
-std::vector<Message> load_session(const std::filesystem::path& path) {
+namespace {
+
+std::vector<Message> load_file(const std::filesystem::path& path, std::vector<std::size_t>* lines) {
   std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
   return load_pieces([&file](char* buffer, std::size_t size) { return file->read_some(buffer, size); },
-                     file->size_when_opened(), /*from_file=*/true);
+                     file->size_when_opened(), /*from_file=*/true, lines);
 }
 
-std::vector<Message> load_session_from_stream(std::istream& in) {
+std::vector<Message> load_stream(std::istream& in, std::vector<std::size_t>* lines) {
   std::streambuf* bytes = in.rdbuf();
   if (bytes == nullptr) return {};
   // sgetn, not istream::read: an exception thrown by the stream buffer (a
@@ -212,7 +221,25 @@ std::vector<Message> load_session_from_stream(std::istream& in) {
       [bytes](char* buffer, std::size_t size) {
         return static_cast<std::size_t>(bytes->sgetn(buffer, static_cast<std::streamsize>(size)));
       },
-      0, /*from_file=*/false);
+      0, /*from_file=*/false, lines);
+}
+
+}  // namespace
+
+std::vector<Message> load_session(const std::filesystem::path& path) { return load_file(path, nullptr); }
+
+std::vector<Message> load_session_from_stream(std::istream& in) { return load_stream(in, nullptr); }
+
+NumberedSession load_numbered_session(const std::filesystem::path& path) {
+  NumberedSession session;
+  session.messages = load_file(path, &session.lines);
+  return session;
+}
+
+NumberedSession load_numbered_session(std::istream& in) {
+  NumberedSession session;
+  session.messages = load_stream(in, &session.lines);
+  return session;
 }
 
 LineTooLong::LineTooLong(std::size_t line)

@@ -61,6 +61,10 @@ class ContextError : public std::runtime_error {
   // unit_exceeds_budget: `unit` is the newest unit, which alone does not
   // fit in `budget` characters.
   ContextError(const ContextUnit& unit, std::uint64_t budget);
+  // The same, with `what` instead of the standard text (which it must
+  // start with): a caller that knows more, such as the unit's lines in its
+  // file, adds it.
+  ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what);
 
   ContextErrorKind kind() const noexcept { return kind_; }
   // 0-based index, in the caller's list, of the message that cannot be
@@ -116,6 +120,12 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // over the history when a tool result's declaring assistant is more than
 // 16 messages back or missing.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+// For each message: when it is a tool result, the index of its declaring
+// assistant (SPEC.md §5.1: the nearest earlier assistant whose tool calls
+// include its toolCallId); nullopt for an orphan result and for every
+// other message. Linear in the history.
+std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages);
 
 // The closed units of `messages` (SPEC.md §5.1), oldest first: they
 // partition the history, and trim_context keeps a suffix of them, packed

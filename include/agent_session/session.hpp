@@ -93,6 +93,17 @@ std::vector<Message> load_session_from_memory(std::string_view bytes);
 // (a read error) propagate. Throws SessionError, LineTooLong.
 std::vector<Message> load_session_from_stream(std::istream& in);
 
+// A session as load_session (a path) or load_session_from_stream (a
+// stream) loads it, plus the physical line (1-based, counting the empty
+// lines loading skips) each message was read from: what a tool that points
+// into the file needs (the CLI's `units` and budget errors). Same errors.
+struct NumberedSession {
+  std::vector<Message> messages;
+  std::vector<std::size_t> lines;  // lines[i] is the line of messages[i]
+};
+NumberedSession load_numbered_session(const std::filesystem::path& path);
+NumberedSession load_numbered_session(std::istream& in);
+
 // How far an append pushes its bytes toward the disk before returning.
 // Beyond the chapter (which has "no fsync policy"): see SPEC.md
 // "Durable, concurrency-safe appends".

@@ -6,6 +6,7 @@
 #include "agent_session/session.hpp"
 #include "cli/conform.hpp"
 #include "cli/run_command.hpp"
+#include "cli/units_command.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -25,9 +26,22 @@ struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-std::vector<Message> load(const std::string& file, std::istream& in) {
-  if (file == kStdin) return load_session_from_stream(in);
-  return load_session(file);
+NumberedSession load(const std::string& file, std::istream& in) {
+  if (file == kStdin) return load_numbered_session(in);
+  return load_numbered_session(file);
+}
+
+// trim_context, with a budget error that also names the unit's lines.
+std::span<const Message> trim(const NumberedSession& session, std::uint64_t budget, const std::string& file) {
+  try {
+    return trim_context(session.messages, budget);
+  } catch (const ContextError& error) {
+    const std::optional<ContextUnit> unit = error.unit();
+    if (!unit) throw;
+    const std::string where = file == kStdin ? "standard input" : file;
+    throw ContextError(*unit, budget, std::string(error.what()) + "; in " + where + ": " +
+                                          describe_unit(session, unit->begin, unit->end));
+  }
 }
 
 // A budget is a non-negative decimal integer. Anything larger than any
@@ -57,6 +71,7 @@ struct Options {
   std::string max_chars;
   bool sync = false;
   bool apply = false;
+  bool json = false;
 };
 
 AppendOptions append_options(const Options& options) {
@@ -127,10 +142,10 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                                "agent-session estimate session.jsonl");
   auto* canon = add_command(app, options, "canon", "Print the session as canonical JSONL (JSON.stringify's bytes).",
                             "agent-session canon - < session.jsonl");
-  auto* trim = add_command(app, options, "trim",
+  auto* trim_command = add_command(app, options, "trim",
                            "Print the newest whole units that fit the budget, as canonical JSONL.",
                            "agent-session trim --max-chars 20000 session.jsonl");
-  trim->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
+  trim_command->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
       ->required();
   auto* append = add_command(app, options, "append",
                              "Validate the messages on standard input (one per line), then append them all.",
@@ -145,6 +160,18 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   repair_command->get_option("FILE")->description("the session file (JSONL); not -, since a repair changes a file");
   repair_command->add_flag("--apply", options.apply,
                            "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
+
+  auto* units = add_command(app, options, "units",
+                            "Print the session's units (SPEC §5.1), newest first, with their sizes and cumulative "
+                            "sizes: what fits in a budget N is read off the list. Not part of the protocol.",
+                            "agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
+  units->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
+  auto* stats = add_command(app, options, "stats",
+                            "Print messages by role, tool calls, orphan results, pending calls, units, the "
+                            "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
+                            "protocol.",
+                            "agent-session stats --json session.jsonl");
+  stats->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
 
   RunOptions run_options;
   auto* run_command = add_run_command(app, run_options);
@@ -162,7 +189,7 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   if (*conform) return run_conformance(conform_options, out, err);
   // Usage is settled before any input is read, so a bad budget is a
   // usage error (2) even when the session is invalid too.
-  const std::uint64_t budget = *trim ? parse_budget(options.max_chars) : 0;
+  const std::uint64_t budget = *trim_command ? parse_budget(options.max_chars) : 0;
   if (*run_command) {
     std::optional<std::uint64_t> run_budget;
     if (run_command->count("--max-chars") > 0) run_budget = parse_budget(run_options.max_chars);
@@ -173,11 +200,14 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
     return kOk;
   }
   if (*repair_command) return repair(options.file, options.apply, out);
-  const std::vector<Message> messages = load(options.file, in);
+  const NumberedSession session = load(options.file, in);
+  const std::vector<Message>& messages = session.messages;
   if (*check) out << messages.size() << " messages\n";
   if (*estimate) out << estimate_context_chars(messages) << '\n';
   if (*canon) out << to_canonical_jsonl(messages);
-  if (*trim) out << to_canonical_jsonl(trim_context(messages, budget));
+  if (*trim_command) out << to_canonical_jsonl(trim(session, budget, options.file));
+  if (*units) print_units(session, options.json, out);
+  if (*stats) print_stats(session, options.json, out);
   return kOk;
 }
 
