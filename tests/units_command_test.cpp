@@ -5,30 +5,21 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 
+#include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <sstream>
 
 namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using test_support::CliRun;
 
-CliRun run(const std::vector<std::string>& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, in, out, err);
-  return {code, out.str(), err.str()};
-}
+CliRun run(const std::vector<std::string>& args) { return test_support::run_cli(args); }
 
 Json json_of(const std::vector<std::string>& args) {
   const CliRun r = run(args);
