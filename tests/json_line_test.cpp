@@ -53,7 +53,13 @@ TEST(JsonLineErrorTest, StricterThanJavaScriptErrorsSayWhy) {  // SPEC §2.1
   // nlohmann words these without a location: nothing to cut but its id.
   EXPECT_EQ(error_of("1e400"), "byte 5: number overflow parsing '1e400'");
   EXPECT_EQ(error_of(R"({"a":[-1e400]})"), "byte 12: number overflow parsing '-1e400'");
-  EXPECT_EQ(error_of(std::string(512, '[') + "[]" + std::string(512, ']')), "nesting deeper than 512 levels");
+  EXPECT_EQ(error_of(std::string(512, '[') + "[]" + std::string(512, ']')), "byte 513: nesting deeper than 512 levels");
+  // Brackets in strings (escaped quotes too) are not nesting; closed ones are not either.
+  const std::string before = R"([{"[\"{":"]"},[[]],)";
+  std::string objects;
+  for (int level = 0; level < 511; ++level) objects += R"({"a":)";
+  EXPECT_EQ(error_of(before + objects + "[]"),
+            "byte " + std::to_string(before.size() + objects.size() + 1) + ": nesting deeper than 512 levels");
 }
 
 TEST(JsonLineErrorTest, ByteOrderMarkAndNulAreNamedWithTheirPosition) {

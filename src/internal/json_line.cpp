@@ -107,6 +107,8 @@ namespace {
 // decisions §3 rules the lexer alone does not.
 class DomBuilder : public nlohmann::json_sax<Json> {
  public:
+  explicit DomBuilder(std::string_view line) : line_(line) {}
+
   bool null() override { return place(Json(nullptr)); }
   bool boolean(bool value) override { return place(Json(value)); }
   // Every JSON number is a double, as in JavaScript (decisions §4).
@@ -147,7 +149,7 @@ class DomBuilder : public nlohmann::json_sax<Json> {
  private:
   bool open(Json&& container) {
     if (static_cast<int>(stack_.size()) + 1 > kMaxNestingDepth) {
-      error_ = "nesting deeper than 512 levels";
+      error_ = "byte " + std::to_string(too_deep_at()) + ": nesting deeper than 512 levels";
       return false;
     }
     Json* placed = nullptr;
@@ -190,6 +192,29 @@ class DomBuilder : public nlohmann::json_sax<Json> {
     return "byte " + std::to_string(position) + ": " + printable_excerpt(what, 200);
   }
 
+  // Where the first array or object past kMaxNestingDepth opens (1-based),
+  // found again in the line: nlohmann says where only for errors. Its
+  // lexer has read the line up to there, so it is JSON so far.
+  std::size_t too_deep_at() const {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < line_.size(); ++i) {
+      const char c = line_[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kMaxNestingDepth) return i + 1;
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+    return line_.size();  // not reached: the lexer read this opening
+  }
+
+  std::string_view line_;
   Json root_;
   std::vector<Json*> stack_;
   Json* pending_slot_ = nullptr;
@@ -210,7 +235,7 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
     return "byte " + std::to_string(nul + 1) + ": a NUL byte is not JSON";
   }
-  DomBuilder builder;
+  DomBuilder builder(line);
   const bool ok = Json::sax_parse(line.begin(), line.end(), &builder, nlohmann::json::input_format_t::json,
                                   /*strict=*/true);
   if (!ok || builder.failed()) {
