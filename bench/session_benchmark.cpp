@@ -4,6 +4,7 @@
 //
 // Names: <workload>/<profile>/<messages>[/budget:<max_chars>], e.g.
 //   estimate/cjk/100000   trim/ascii/40000/budget:unlimited   load/numbers/1000000
+//   session_append_and_trim/ascii/100000/budget:20000
 //
 // Extra flags (before Google Benchmark's own):
 //   --history_dir=DIR      where load benchmarks find (or write) the JSONL files;
@@ -21,6 +22,7 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
+#include "agent_session/session_object.hpp"
 #include "internal/utf8.hpp"
 
 #include <benchmark/benchmark.h>
@@ -149,6 +151,33 @@ void trim(benchmark::State& state, Profile profile, std::size_t count, std::uint
   }
   state.counters["kept"] = static_cast<double>(kept);
   per_message_counters(state, count);
+}
+
+// A runtime's step (session_object.hpp): append one message to an open
+// session of `count` messages, then cut the next request's context. Per
+// append it costs what the message costs (a write, a trim that stops at
+// the budget), not the history: no reload, no copy. The appends continue
+// the profile's stream (from a user message when it wraps).
+void session_append_and_trim(benchmark::State& state, Profile profile, std::size_t count, std::uint64_t budget) {
+  const fs::path file = history_dir / ("append-" + std::to_string(count) + ".jsonl");
+  fs::copy_file(history_file(history_dir, profile, count), file, fs::copy_options::overwrite_existing);
+  const std::vector<Message> stream = generate_history(profile, count + 4096);
+  std::size_t wrap = count;
+  while (!std::holds_alternative<UserMessage>(stream[wrap])) ++wrap;
+  Session session = Session::open(file);
+  std::size_t next = count;
+  for (auto _ : state) {
+    session.append(stream[next]);
+    next = next + 1 < stream.size() ? next + 1 : wrap;
+    benchmark::DoNotOptimize(session.context(budget).messages().data());
+  }
+  const std::span<const Message> kept = trim_context(session.messages(), budget);
+  if (session.size() - count != static_cast<std::size_t>(state.iterations()) ||
+      load_session(file).size() != session.size() || session.context(budget).messages().data() != kept.data()) {
+    return wrong_answer(state, "the session's memory, file and context disagree");
+  }
+  fs::remove(file);
+  state.counters["kept"] = static_cast<double>(kept.size());
 }
 
 // Loads from the file (`from_memory` false) or from its bytes in memory.
@@ -315,6 +344,10 @@ void register_benchmarks() {
         benchmark::RegisterBenchmark(name("load_from_memory", profile, count).c_str(), load, profile, count, true);
       }
     }
+  }
+  for (const std::size_t count : {1'000, 10'000, 100'000}) {  // 20k characters: less than even 1k messages hold
+    const std::string bench = name("session_append_and_trim", Profile::ascii_prose, count) + "/budget:20000";
+    benchmark::RegisterBenchmark(bench.c_str(), session_append_and_trim, Profile::ascii_prose, count, 20'000);
   }
   register_string_kernel_benchmarks();
   register_shape_benchmarks();
