@@ -92,7 +92,9 @@ class Session {
   // Opens the session stored at `path`: load_session(path) (SPEC §2; a
   // missing file is an empty session), and every later append goes to
   // that file with `options` (SyncPolicy: session.hpp). The file is not
-  // created until the first append, nor held open between appends.
+  // created until the first append, nor held open between appends. A
+  // symbolic link at `path` is loaded through, as load_session does, but
+  // every append refuses it (ELOOP, SPEC §8): open the file's own path.
   // Throws what load_session throws: SessionError for a line that is not
   // a message, LineTooLong, std::system_error (EISDIR, EACCES, ...).
   static Session open(const std::filesystem::path& path, const AppendOptions& options = {});
