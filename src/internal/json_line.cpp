@@ -1,6 +1,7 @@
 #include "internal/json_line.hpp"
 
 #include "internal/canonical_writer.hpp"
+#include "internal/terminal_text.hpp"
 #include "internal/utf8.hpp"
 
 #include <algorithm>
@@ -247,17 +248,8 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
 
 namespace {
 
-// Whether a terminal must not see code point `c` raw (as conform's output
-// escapes it): C1 controls (U+009B starts an escape sequence), the bidi
-// controls (they reorder what follows, so an error could read other than
-// it is) and the line and paragraph separators.
-bool hidden_code_point(char32_t c) {
-  return c <= 0x9F || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-         (c >= 0x2066 && c <= 0x2069);
-}
-
 // The length of the one UTF-8 character `bytes` starts with when it is
-// valid and shown raw; 0 otherwise.
+// valid and a terminal may show it raw (terminal_text.hpp); 0 otherwise.
 std::size_t shown_character(std::string_view bytes) {
   const auto lead = static_cast<unsigned char>(bytes[0]);
   const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
