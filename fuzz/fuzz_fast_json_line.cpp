@@ -74,7 +74,7 @@ std::variant<std::vector<Message>, SessionError> load_with_nlohmann_only(std::st
       return SessionError(SessionErrorKind::invalid_json, i + 1, *detail);
     }
     auto verdict = internal::discriminate_record(std::move(std::get<Json>(parsed)));
-    if (auto* reason = std::get_if<std::string_view>(&verdict)) {
+    if (auto* reason = std::get_if<std::string>(&verdict)) {
       return SessionError(SessionErrorKind::invalid_record, i + 1, std::string(*reason));
     }
     messages.push_back(std::move(std::get<Message>(verdict)));

@@ -129,7 +129,7 @@ std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
     auto parsed = internal::parse_json_line(line);
     if (auto* detail = std::get_if<std::string>(&parsed)) throw ScriptError(where + "not JSON: " + *detail);
     auto verdict = internal::discriminate_record(std::move(std::get<Json>(parsed)));
-    if (auto* reason = std::get_if<std::string_view>(&verdict)) {
+    if (auto* reason = std::get_if<std::string>(&verdict)) {
       throw ScriptError(where + "not a message: " + std::string(*reason));
     }
     auto* reply = std::get_if<AssistantMessage>(&std::get<Message>(verdict));

@@ -3,6 +3,7 @@
 #include "internal/canonical_writer.hpp"
 #include "internal/json_line.hpp"
 #include "internal/record.hpp"
+#include "internal/terminal_text.hpp"
 
 #include <type_traits>
 #include <utility>
@@ -12,8 +13,14 @@ namespace {
 
 // Either the message or why the value is not one. One discriminator serves
 // both parse_session_message and describe_invalid_record, so the reasons
-// can never drift from the verdict.
-using Verdict = std::variant<Message, const char*>;
+// can never drift from the verdict. A reason names what was found (a
+// type, the role, which tool call): it is the detail after the spec's
+// "invalid session record at line N: " (SPEC.md §2).
+using Verdict = std::variant<Message, std::string>;
+
+// The longest role shown in a reason, in bytes: enough to recognise it,
+// short enough that a huge one cannot flood the line.
+constexpr std::size_t kShownRoleBytes = 64;
 
 // Copies from a const value, moves from an rvalue: the same code path for
 // the pure API and for the loader, which owns its parsed values.
@@ -43,25 +50,52 @@ J* member(J& object, const char* key) {
   return it == object.end() ? nullptr : &*it;
 }
 
+// What a JSON value is, as a reason says it ("found an array").
+std::string found(const Json* value) {
+  if (value == nullptr) return "it is missing";
+  switch (value->type()) {
+    case Json::value_t::null: return "found null";
+    case Json::value_t::boolean: return "found a boolean";
+    case Json::value_t::string: return "found a string";
+    case Json::value_t::array: return "found an array";
+    case Json::value_t::object: return "found an object";
+    default: return "found a number";  // integer, unsigned, float (a binary value never comes from JSON text)
+  }
+}
+
+// The role, quoted and escaped for a terminal (it comes from the file), its
+// first kShownRoleBytes bytes when longer, never cut inside a character.
+std::string shown_role(const std::string& role) {
+  if (role.size() <= kShownRoleBytes) return "\"" + internal::terminal_safe(role) + "\"";
+  std::size_t cut = kShownRoleBytes;
+  while (cut > 0 && (static_cast<unsigned char>(role[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return "\"" + internal::terminal_safe(std::string_view(role).substr(0, cut)) + "\"... (" +
+         std::to_string(role.size()) + " bytes)";
+}
+
+// Why the `index`th (0-based) of `count` tool calls is not one, or "".
+// The position is spelled out only on failure: valid calls cost nothing.
 template <class J>
-const char* tool_call_problem(J& call) {
-  if (!call.is_object()) return "each tool call must be an object";
+std::string tool_call_problem(J& call, std::size_t index, std::size_t count) {
+  const auto which = [&] { return "tool call " + std::to_string(index + 1) + " of " + std::to_string(count); };
+  if (!call.is_object()) return which() + " must be an object: " + found(&call);
   auto* id = member(call, "id");
-  if (id == nullptr || !id->is_string()) return "tool call id must be a string";
+  if (id == nullptr || !id->is_string()) return which() + ": id must be a string: " + found(id);
   auto* name = member(call, "name");
-  if (name == nullptr || !name->is_string()) return "tool call name must be a string";
-  if (member(call, "input") == nullptr) return "tool call requires input";
-  return nullptr;
+  if (name == nullptr || !name->is_string()) return which() + ": name must be a string: " + found(name);
+  if (member(call, "input") == nullptr) return which() + " requires input";
+  return {};
 }
 
 // Every call is checked before any is taken, so a rejected value is left
 // untouched even when its strings would otherwise be moved out.
 template <class J>
-std::variant<std::vector<ToolCall>, const char*> discriminate_tool_calls(J* calls) {
-  if (calls == nullptr) return "assistant requires toolCalls";
-  if (!calls->is_array()) return "toolCalls must be an array";
-  for (auto& call : *calls) {
-    if (const char* problem = tool_call_problem(call)) return problem;
+std::variant<std::vector<ToolCall>, std::string> discriminate_tool_calls(J* calls) {
+  if (calls == nullptr) return std::string("assistant requires toolCalls");
+  if (!calls->is_array()) return "toolCalls must be an array: " + found(calls);
+  for (std::size_t i = 0; i < calls->size(); ++i) {
+    std::string problem = tool_call_problem((*calls)[i], i, calls->size());
+    if (!problem.empty()) return problem;
   }
   std::vector<ToolCall> result;
   result.reserve(calls->size());
@@ -75,28 +109,32 @@ std::variant<std::vector<ToolCall>, const char*> discriminate_tool_calls(J* call
 template <class J>
 Verdict discriminate(J& json) {
   // The shared preconditions come first, for every role (chapter's table).
-  if (!json.is_object()) return "not a JSON object";
+  if (!json.is_object()) return "not a JSON object: " + found(&json);
   auto* role = member(json, "role");
-  if (role == nullptr || !role->is_string()) return "role must be a string";
+  if (role == nullptr || !role->is_string()) return "role must be a string: " + found(role);
   auto* content = member(json, "content");
-  if (content == nullptr || !content->is_string()) return "content must be a string";
+  if (content == nullptr || !content->is_string()) return "content must be a string: " + found(content);
 
   const auto& role_name = role->template get_ref<const std::string&>();
   if (role_name == "user") return UserMessage{take_string(*content)};
   if (role_name == "assistant") {
     auto calls = discriminate_tool_calls(member(json, "toolCalls"));
-    if (auto* reason = std::get_if<const char*>(&calls)) return *reason;
+    if (auto* reason = std::get_if<std::string>(&calls)) return std::move(*reason);
     return AssistantMessage{take_string(*content),
                             std::move(std::get<std::vector<ToolCall>>(calls))};
   }
   if (role_name == "tool") {
     auto* call_id = member(json, "toolCallId");
-    if (call_id == nullptr || !call_id->is_string()) return "tool result requires a string toolCallId";
+    if (call_id == nullptr || !call_id->is_string()) {
+      return "tool result requires a string toolCallId: " + found(call_id);
+    }
     auto* is_error = member(json, "isError");
-    if (is_error == nullptr || !is_error->is_boolean()) return "tool result requires a boolean isError";
+    if (is_error == nullptr || !is_error->is_boolean()) {
+      return "tool result requires a boolean isError: " + found(is_error);
+    }
     return ToolResultMessage{take_string(*content), take_string(*call_id), is_error->template get<bool>()};
   }
-  return "unknown role";
+  return "unknown role " + shown_role(role_name) + ": a role is \"user\", \"assistant\" or \"tool\"";
 }
 
 // The canonical text of a tool call's input, or nullopt when it has none.
@@ -184,17 +222,13 @@ std::optional<Message> parse_session_message(Json&& json) {
 
 std::optional<std::string> describe_invalid_record(const Json& json) {
   auto verdict = discriminate(json);
-  if (auto* reason = std::get_if<const char*>(&verdict)) return std::string(*reason);
+  if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
   return std::nullopt;
 }
 
 namespace internal {
 
-std::variant<Message, std::string_view> discriminate_record(Json&& json) {
-  auto verdict = discriminate(json);
-  if (auto* reason = std::get_if<const char*>(&verdict)) return std::string_view(*reason);
-  return std::move(std::get<Message>(verdict));
-}
+std::variant<Message, std::string> discriminate_record(Json&& json) { return discriminate(json); }
 
 }  // namespace internal
 

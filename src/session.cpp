@@ -30,7 +30,7 @@ Message load_line(std::string_view line, std::size_t line_number) {
     throw SessionError(SessionErrorKind::invalid_json, line_number, *detail);
   }
   auto verdict = internal::discriminate_record(std::move(std::get<Json>(parsed)));
-  if (auto* reason = std::get_if<std::string_view>(&verdict)) {
+  if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, std::string(*reason));
   }
   return std::move(std::get<Message>(verdict));

@@ -82,7 +82,9 @@ TEST(Cli, ErrorsAreOneLineOnStderrWithTheSpecText) {
   const CliRun r = run({"check", "-"}, kUser + "\n{\"role\":\"nope\",\"content\":\"\"}\n");
   EXPECT_EQ(r.exit_code, cli::kInvalid);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "agent-session: invalid session record at line 2: unknown role\n");
+  EXPECT_EQ(r.err,
+            "agent-session: invalid session record at line 2: unknown role \"nope\": "
+            "a role is \"user\", \"assistant\" or \"tool\"\n");
 }
 
 TEST(Cli, OtherIoErrorsExitThree) {

@@ -444,7 +444,11 @@ TEST_F(Durability, LoadSuggestsRepairOnlyForATornLastLine) {
   EXPECT_EQ(bad.find("repair"), std::string::npos) << bad;
   // The spec's text stays exact for invalid records too.
   const std::string record = what_of(path("record.jsonl"));
-  EXPECT_EQ(record.rfind("invalid session record at line 2: unknown role; ", 0), 0u) << record;
+  EXPECT_EQ(record.rfind("invalid session record at line 2: unknown role \"nope\": "
+                         "a role is \"user\", \"assistant\" or \"tool\"; ",
+                         0),
+            0u)
+      << record;
   // Standard input has no file to repair.
   try {
     load_session_from_memory(good + "{\"role\":\"us");

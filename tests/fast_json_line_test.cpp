@@ -214,7 +214,7 @@ TEST_F(FastJsonLineTest, LeavesEveryRecordThatIsNotAMessageToDiscriminateRecord)
                            R"({"role":"tool","content":"","toolCallId":"1","isError":"false"})",
                            R"({"role":"tool","content":"","isError":false})"}) {
     SCOPED_TRACE(line);
-    ASSERT_TRUE(std::holds_alternative<std::string_view>(discriminate_record(nlohmann_value(line))));
+    ASSERT_TRUE(std::holds_alternative<std::string>(discriminate_record(nlohmann_value(line))));
     EXPECT_FALSE(fast_.message(line, 0).has_value());
   }
 }
@@ -248,7 +248,7 @@ TEST(FastJsonLineLoader, ErrorsKeepParseJsonLinesTextAndLineNumber) {
           std::holds_alternative<std::string>(parsed)
               ? "invalid session JSON at line 3: " + std::get<std::string>(parsed)
               : "invalid session record at line 3: " +
-                    std::string(std::get<std::string_view>(discriminate_record(std::move(std::get<Json>(parsed)))));
+                    std::get<std::string>(discriminate_record(std::move(std::get<Json>(parsed))));
       EXPECT_EQ(error.what(), expected);
     }
   }

@@ -75,7 +75,53 @@ TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"assistant","content":"x"})")),
             "assistant requires toolCalls");
-  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"nope","content":"x"})")), "unknown role");
+  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"nope","content":"x"})")),
+            R"(unknown role "nope": a role is "user", "assistant" or "tool")");
+}
+
+std::string why(const char* text) { return describe_invalid_record(Json::parse(text)).value_or("(a message)"); }
+
+// Each reason names what was found (the type, the value, or which tool
+// call), so a person can fix the line without reading the spec.
+TEST(DescribeInvalidRecord, NamesTheValueOrPositionFound) {
+  EXPECT_EQ(why(R"([1])"), "not a JSON object: found an array");
+  EXPECT_EQ(why(R"(null)"), "not a JSON object: found null");
+  EXPECT_EQ(why(R"({"content":"x"})"), "role must be a string: it is missing");
+  EXPECT_EQ(why(R"({"role":1,"content":"x"})"), "role must be a string: found a number");
+  EXPECT_EQ(why(R"({"role":"user","content":["x"]})"), "content must be a string: found an array");
+  EXPECT_EQ(why(R"({"role":"system","content":"x"})"),
+            R"(unknown role "system": a role is "user", "assistant" or "tool")");
+  EXPECT_EQ(why(R"({"role":"assistant","content":"","toolCalls":{}})"), "toolCalls must be an array: found an object");
+  EXPECT_EQ(why(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":1},)"
+                R"({"id":"b","name":"n"}]})"),
+            "tool call 2 of 2 requires input");
+  EXPECT_EQ(why(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":1},null,1]})"),
+            "tool call 2 of 3 must be an object: found null");
+  EXPECT_EQ(why(R"({"role":"assistant","content":"","toolCalls":[{"id":7,"name":"n","input":1}]})"),
+            "tool call 1 of 1: id must be a string: found a number");
+  EXPECT_EQ(why(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","input":1}]})"),
+            "tool call 1 of 1: name must be a string: it is missing");
+  EXPECT_EQ(why(R"({"role":"tool","content":"x","toolCallId":7,"isError":false})"),
+            "tool result requires a string toolCallId: found a number");
+  EXPECT_EQ(why(R"({"role":"tool","content":"x","toolCallId":"a","isError":"true"})"),
+            "tool result requires a boolean isError: found a string");
+  EXPECT_EQ(why(R"({"role":"tool","content":"x","toolCallId":"a"})"),
+            "tool result requires a boolean isError: it is missing");
+}
+
+// A role comes from the file: it is shown escaped (nothing in it can act on
+// a terminal or break the line) and cut to a readable length.
+TEST(DescribeInvalidRecord, AnUnknownRoleIsShownSafelyAndShort) {
+  EXPECT_EQ(why("{\"role\":\"a\\n\\u001b[2Jb\\u202e\",\"content\":\"x\"}"),
+            R"(unknown role "a\n\x1b[2Jb\u202e": a role is "user", "assistant" or "tool")");
+  const std::string long_role(1000, 'r');
+  const std::string reason = why(("{\"role\":\"" + long_role + "\",\"content\":\"x\"}").c_str());
+  EXPECT_EQ(reason, "unknown role \"" + std::string(64, 'r') +
+                        "\"... (1000 bytes): a role is \"user\", \"assistant\" or \"tool\"");
+  // Never cut inside a character: 63 ASCII bytes, then a 2-byte e-acute.
+  const std::string accented = std::string(63, 'r') + "\u00e9\u00e9";
+  const std::string cut = why(("{\"role\":\"" + accented + "\",\"content\":\"x\"}").c_str());
+  EXPECT_EQ(cut.rfind("unknown role \"" + std::string(63, 'r') + "\"... (67 bytes)", 0), 0u) << cut;
 }
 
 TEST(CanonicalJson, KeysInTheNormalizedOrder) {

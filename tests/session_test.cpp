@@ -81,7 +81,8 @@ TEST_F(SessionFile, CorruptLineInAFileIsReportedWithItsPhysicalLine) {
   const SessionError error = thrown<SessionError>([&] { load_session(path("s.jsonl")); });
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_record);
   EXPECT_EQ(error.line(), 3u);
-  EXPECT_EQ(std::string(error.what()), "invalid session record at line 3: unknown role");
+  EXPECT_EQ(std::string(error.what()),
+            "invalid session record at line 3: unknown role \"nope\": a role is \"user\", \"assistant\" or \"tool\"");
 }
 
 // load_session reads a file a piece (1 MiB) at a time: lines that straddle

@@ -4,13 +4,14 @@
 
 #include "agent_session/message.hpp"
 
-#include <string_view>
+#include <string>
 #include <variant>
 
 namespace agent_session::internal {
 
 // The message `json` holds (its strings and inputs moved out), or why it is
-// not one. On rejection `json` is left untouched.
-std::variant<Message, std::string_view> discriminate_record(Json&& json);
+// not one (the detail after "invalid session record at line N: ", SPEC.md
+// §2). On rejection `json` is left untouched.
+std::variant<Message, std::string> discriminate_record(Json&& json);
 
 }  // namespace agent_session::internal
