@@ -30,6 +30,7 @@ using testing_support::conform_binary;
 using testing_support::FakeVectors;
 using testing_support::kOneMessage;
 using testing_support::shell_port;
+using testing_support::without_reproduce;
 
 // Why `text` is not safe to print on a terminal, or "" when it is: every
 // line ends with '\n', and no line holds a control character (C0, DEL, C1),
@@ -195,7 +196,7 @@ TEST_F(FakeVectors, APortFloodingItsOutputIsKilledAtTheCapAndFails) {
   add("n_stderr_flood", "x\n", R"({"checks":[{"args":["estimate"],"exit":1,"error":"invalid"}]})");
   const auto r = conform(dir_, shell_port(kZeroFlood), {"--jobs", "2"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out,
+  EXPECT_EQ(without_reproduce(r.out),
             "FAIL n_stderr_flood (estimate FILE, and with -): wrote more than 1048576 bytes to standard error "
             "(killed), expected exit 1\n"
             "FAIL y_stdout_flood (check FILE, and with -): wrote more than 1048576 bytes to standard output "
@@ -212,7 +213,7 @@ TEST_F(FakeVectors, OutputUpToTheCapIsComparedWhole) {
   const std::string print = "head -c 1000 /dev/zero | tr '\\0' x";
   EXPECT_EQ(conform(dir_, shell_port(print), {"--max-output", "1000"}).out, "1 passed, 0 failed\n");
   const auto over = conform(dir_, shell_port(print + "; echo"), {"--max-output", "1000"});
-  EXPECT_EQ(over.out,
+  EXPECT_EQ(without_reproduce(over.out),
             "FAIL y_at_cap (canon FILE, and with -): wrote more than 1000 bytes to standard output (killed), "
             "expected exit 0\n0 passed, 1 failed\n");
 }
@@ -298,7 +299,7 @@ TEST_F(Daemons, NoDescendantOfAPortKilledAtItsTimeoutSurvives) {
   add("y_hang", "{}\n", kOneMessage);
   // The timeout only has to outlast starting the two daemons.
   const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "check")), {"--timeout", "5"});
-  EXPECT_EQ(r.out, "FAIL y_hang (check FILE): timed out after 5 s (killed), expected exit 0\n0 passed, 1 failed\n");
+  EXPECT_EQ(without_reproduce(r.out), "FAIL y_hang (check FILE): timed out after 5 s (killed), expected exit 0\n0 passed, 1 failed\n");
   const auto pids = daemon_pids(pids_);
   EXPECT_EQ(pids.size(), 2u);
   EXPECT_EQ(survivors(pids), std::vector<pid_t>{});

@@ -4,6 +4,7 @@
 // each mutant port (tests/mutants/) fails, named by the vectors that catch it.
 #include "cli/cli.hpp"
 #include "cli/conform.hpp"
+#include "cli/conform_report.hpp"
 #include "cli/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
@@ -48,12 +49,19 @@ TEST_F(FakeVectors, WrongStdoutIsOneReadableLineWithTheDifference) {
   add("y_two", "{}\n", kOneMessage);
   const auto r = conform(dir_, shell_port("printf '2 messages\\n'"));
   EXPECT_EQ(r.exit_code, 1);
+  // Each line ends with the command that reproduces it, quoted for sh
+  // (the quoting's round trip: conform_report_test).
+  const std::string port = R"(sh -c 'printf '\''2 messages\n'\''' port check )";
   EXPECT_EQ(r.out,
             "FAIL y_one (check FILE, and with -): stdout differs at byte 0 (line 1): expected \"1 messages\\n\", "
-            "got \"2 messages\\n\"\n"
-            "FAIL y_two (check FILE, and with -): stdout differs at byte 0 (line 1): expected \"1 messages\\n\", "
-            "got \"2 messages\\n\"\n"
-            "0 passed, 2 failed\n");
+            "got \"2 messages\\n\"; reproduce: " +
+                port + (dir_ / "y_one" / "input.jsonl").string() +
+                "\n"
+                "FAIL y_two (check FILE, and with -): stdout differs at byte 0 (line 1): expected \"1 messages\\n\", "
+                "got \"2 messages\\n\"; reproduce: " +
+                port + (dir_ / "y_two" / "input.jsonl").string() +
+                "\n"
+                "0 passed, 2 failed\n");
 }
 
 TEST_F(FakeVectors, TheInputArrivesOnStdinWhenFileIsDash) {
@@ -94,7 +102,9 @@ TEST(ContainsError, FollowedByEndOfLineOrColonSpaceOnly) {
 TEST_F(FakeVectors, WrongExitCodeShowsTheStderr) {
   add("y_one", "{}\n", kOneMessage);
   const auto r = conform(dir_, shell_port("echo 'oops' >&2; exit 3"));
-  EXPECT_EQ(r.out, "FAIL y_one (check FILE, and with -): exit 3, expected 0; stderr: \"oops\\n\"\n0 passed, 1 failed\n");
+  EXPECT_EQ(r.out, "FAIL y_one (check FILE, and with -): exit 3, expected 0; stderr: \"oops\\n\"; reproduce: sh -c " +
+                       std::string(R"('echo '\''oops'\'' >&2; exit 3' port check )") +
+                       (dir_ / "y_one" / "input.jsonl").string() + "\n0 passed, 1 failed\n");
 }
 
 TEST_F(FakeVectors, ACrashIsNeverAPass) {
@@ -120,8 +130,11 @@ TEST_F(FakeVectors, AHangingPortIsKilledAndFailsItsVector) {
                          {"--timeout", "0.5"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
-            "FAIL y_hang (check FILE): timed out after 0.5 s (killed), expected exit 0; its 1 other checks skipped\n"
-            "1 passed, 1 failed\n");
+            "FAIL y_hang (check FILE): timed out after 0.5 s (killed), expected exit 0; its 1 other checks skipped; "
+            "reproduce: " +
+                cli::shell_command({"sh", "-c", R"(if [ "$1" = check ]; then sleep 600 & wait; fi; echo 3)", "port",
+                                    "check", (dir_ / "y_hang" / "input.jsonl").string()}) +
+                "\n1 passed, 1 failed\n");
 }
 
 TEST_F(FakeVectors, HugeOutputsOnBothStreamsWhileIgnoringStdinDoNotDeadlock) {

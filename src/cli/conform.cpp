@@ -1,139 +1,47 @@
 #include "cli/conform.hpp"
 
+#include "cli/conform_judge.hpp"
+#include "cli/conform_report.hpp"
+#include "cli/conform_select.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/vector_files.hpp"
 #include "internal/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdint>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <system_error>
 #include <thread>
 
 namespace agent_session::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using internal::terminal_safe;
-
-// One entry of a vector's expect.json "checks".
-struct Check {
-  std::vector<std::string> args;
-  int exit = 0;
-  std::string stdout_bytes;  // compared when exit is 0
-  std::string error;         // looked for on stderr when exit is 1
-};
-
-struct Vector {
-  std::string name;
-  fs::path input_path;
-  std::string input;
-  std::vector<Check> checks;
-  std::string problem;  // why the vector itself is unusable (a failure, never a skip)
-};
 
 // What running one vector found.
 struct VectorReport {
-  std::vector<std::string> failures;  // one line each, every untrusted part escaped
+  VectorOutcome outcome;
   std::string fatal;                  // the runner cannot go on: stop with `fatal_code`
   int fatal_code = 0;                 // 2: the port cannot be executed; 3: resources ran out
 };
 
-// Checks the shape README.md promises, so a typo in a vector fails loudly
-// instead of passing vacuously.
-Check parse_check(const nlohmann::json& json) {
-  Check check;
-  check.args = json.at("args").get<std::vector<std::string>>();
-  // An exit status is a byte; any other number (1e100, -1, 1.5) would be
-  // converted, not compared, and out of an int's range undefinedly so.
-  const auto& exit = json.at("exit");
-  if (!exit.is_number_integer() || exit.get<std::int64_t>() < 0 || exit.get<std::int64_t>() > 255 ||
-      (exit.is_number_unsigned() && exit.get<std::uint64_t>() > 255)) {
-    throw std::runtime_error("exit must be an integer from 0 to 255");
-  }
-  check.exit = exit.get<int>();
-  if (check.exit == 0) check.stdout_bytes = json.at("stdout").get<std::string>();
-  if (check.exit == 1) check.error = json.at("error").get<std::string>();
-  return check;
-}
+using Clock = std::chrono::steady_clock;
 
-Vector load_vector(const VectorDir& dir) {
-  Vector vector;
-  vector.name = dir.path.filename().string();
-  vector.input_path = dir.path / "input.jsonl";
-  if (!dir.problem.empty()) {
-    vector.problem = "unusable vector: " + dir.problem;
-    return vector;
-  }
-  try {
-    vector.input = read_vector_file(dir.path, "input.jsonl");
-    const auto expect = nlohmann::json::parse(read_vector_file(dir.path, "expect.json"));
-    for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
-    if (vector.checks.empty()) vector.problem = "expect.json has no checks";
-  } catch (const std::bad_alloc&) {
-    throw;  // the machine's problem, not the vector's
-  } catch (const std::exception& error) {
-    vector.problem = std::string("unusable vector: ") + error.what();
-  }
-  return vector;
-}
-
-// `text` in double quotes, escaped as terminal_safe does.
-std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
-
-// At most `limit` bytes from `from`, marking cuts with "...".
-std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
-  from = std::min(from, text.size());
-  std::string shown = printable(text.substr(from, limit));
-  if (from > 0) shown.insert(0, "...");
-  if (from + limit < text.size()) shown += "...";
-  return shown;
-}
-
-// "stdout differs at byte 12 (line 2): expected "...", got "...""
-std::string describe_difference(const std::string& expected, const std::string& actual) {
-  const auto [e, a] = std::mismatch(expected.begin(), expected.end(), actual.begin(), actual.end());
-  const auto at = static_cast<std::size_t>(e - expected.begin());
-  const auto line = 1 + std::count(expected.begin(), e, '\n');
-  const std::size_t from = at > 20 ? at - 20 : 0;
-  std::ostringstream text;
-  text << "stdout differs at byte " << at << " (line " << line << "): expected " << excerpt(expected, from, 60)
-       << ", got " << excerpt(actual, from, 60);
-  if (expected.size() != actual.size()) {
-    text << " (" << expected.size() << " bytes expected, " << actual.size() << " got)";
-  }
-  return text.str();
-}
-
-std::string stderr_hint(const ProcessResult& result) {
-  if (result.err.empty()) return "";
-  return "; stderr: " + excerpt(result.err, 0, 160);
-}
-
-// Why `result` fails `check`, or nothing when it passes.
-std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout) {
-  if (result.end != ProcessEnd::exited) return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
-  if (result.exit_code != check.exit) {
-    return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) + stderr_hint(result);
-  }
-  if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
-  if (check.exit == 1 && !contains_error(result.err, check.error)) {
-    return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
-           (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
-  }
-  return std::nullopt;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -142,20 +50,20 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// Runs `check` with FILE, then with `-`; one failure line for both when
-// they fail alike. Returns false when a run timed out (the vector's other
-// checks are then skipped: a hanging port costs one timeout per vector).
-bool run_check(const Vector& vector, const Check& check, const ConformOptions& options, VectorReport& report) {
+// Runs `check` with FILE, then with `-`, adding both outcomes. Returns
+// false when a run timed out: the vector's other runs are then skipped
+// (a hanging port costs one timeout per vector), or could not start.
+bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, VectorReport& report) {
+  const Check& check = vector.checks[index];
   // A year is as good as forever, and keeps the conversion defined.
   const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  std::optional<std::string> verdicts[2];
   const std::string files[2] = {vector.input_path.string(), "-"};
-  bool timed_out = false;
-  for (int mode = 0; mode < 2 && !timed_out; ++mode) {
+  for (int mode = 0; mode < 2; ++mode) {
     std::vector<std::string> argv = options.command;
     argv.insert(argv.end(), check.args.begin(), check.args.end());
     argv.push_back(files[mode]);
+    const auto start = Clock::now();
     const ProcessResult result =
         run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout, options.max_output);
     if (result.end == ProcessEnd::not_started) {
@@ -163,38 +71,74 @@ bool run_check(const Vector& vector, const Check& check, const ConformOptions& o
       report.fatal_code = 2;
       return false;
     }
-    verdicts[mode] = judge(check, result, timeout);
-    timed_out = result.end == ProcessEnd::timed_out;
+    CheckOutcome outcome;
+    outcome.index = index;
+    outcome.args = terminal_safe(joined(check.args));
+    outcome.from_stdin = mode == 1;
+    outcome.seconds = seconds_since(start);
+    if (const auto verdict = judge(check, result, timeout)) {
+      outcome.verdict = Verdict::fail;
+      outcome.message = *verdict;
+      outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
+    }
+    report.outcome.checks.push_back(std::move(outcome));
+    if (result.end == ProcessEnd::timed_out) {
+      const std::size_t others = vector.checks.size() - index - 1;
+      if (others > 0) report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
+      return false;
+    }
   }
-  const std::string what = terminal_safe(joined(check.args));
-  std::string where;
-  if (verdicts[0] && verdicts[1] && *verdicts[0] == *verdicts[1]) {
-    where = what + " FILE, and with -";
-    verdicts[1].reset();
-  }
-  for (int mode = 0; mode < 2; ++mode) {
-    if (!verdicts[mode]) continue;
-    const std::string at = where.empty() ? what + (mode == 0 ? " FILE" : " -") : where;
-    report.failures.push_back("FAIL " + terminal_safe(vector.name) + " (" + at + "): " + *verdicts[mode]);
-  }
-  return !timed_out;
+  return true;
 }
 
-VectorReport run_vector(const VectorDir& dir, const ConformOptions& options) {
-  const Vector vector = load_vector(dir);
+VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options) {
   VectorReport report;
+  report.outcome.name = terminal_safe(selected.dir.path.filename().string());
+  report.outcome.skipped = selected.skipped;
+  if (selected.skipped) return report;
+  const auto start = Clock::now();
+  const Vector vector = load_vector(selected.dir);
   if (!vector.problem.empty()) {
-    report.failures.push_back("FAIL " + terminal_safe(vector.name) + ": " + terminal_safe(vector.problem));
+    report.outcome.problem = terminal_safe(vector.problem);
     return report;
   }
-  for (std::size_t i = 0; i < vector.checks.size(); ++i) {
-    if (run_check(vector, vector.checks[i], options, report)) continue;
-    if (report.fatal.empty() && i + 1 < vector.checks.size()) {
-      report.failures.back() += "; its " + std::to_string(vector.checks.size() - i - 1) + " other checks skipped";
-    }
-    break;
+  std::size_t i = 0;
+  while (i < vector.checks.size() && run_check(vector, i, options, report)) ++i;
+  // The runs a timeout skipped, so that the reports list every check.
+  const std::size_t ran = report.outcome.checks.size();
+  for (std::size_t run = ran; report.fatal.empty() && run < 2 * vector.checks.size(); ++run) {
+    CheckOutcome outcome;
+    outcome.index = run / 2;
+    outcome.args = terminal_safe(joined(vector.checks[run / 2].args));
+    outcome.from_stdin = run % 2 == 1;
+    outcome.verdict = Verdict::skip;
+    outcome.message = "not run: an earlier run of this vector timed out";
+    report.outcome.checks.push_back(std::move(outcome));
   }
+  report.outcome.seconds = seconds_since(start);
   return report;
+}
+
+// The text form: one line per failing run, both runs of a check on one
+// line when they fail alike, each ending with the command that reproduces
+// it; SKIP for a vector of the skip file.
+std::vector<std::string> failure_lines(const VectorOutcome& vector) {
+  if (vector.skipped) return {"SKIP " + vector.name + " (listed in the skip file)"};
+  if (!vector.problem.empty()) return {"FAIL " + vector.name + ": " + vector.problem};
+  std::vector<std::string> lines;
+  const auto& checks = vector.checks;
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    const CheckOutcome& run = checks[k];
+    if (run.verdict != Verdict::fail) continue;
+    std::string at = run.args + (run.from_stdin ? " -" : " FILE");
+    if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
+        checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
+      at = run.args + " FILE, and with -";
+      ++k;
+    }
+    lines.push_back("FAIL " + vector.name + " (" + at + "): " + run.message + "; reproduce: " + run.reproduce);
+  }
+  return lines;
 }
 
 // Runs the vectors on `jobs` threads and hands each report to `print` in
@@ -202,7 +146,7 @@ VectorReport run_vector(const VectorDir& dir, const ConformOptions& options) {
 // false to stop early (the port cannot run); if it throws (standard output
 // failed), the workers stop too before the exception goes on.
 template <typename Print>
-void run_all(const std::vector<VectorDir>& dirs, const ConformOptions& options, Print print) {
+void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& options, Print print) {
   std::vector<std::optional<VectorReport>> reports(dirs.size());
   std::mutex mutex;
   std::condition_variable done;
@@ -235,7 +179,7 @@ void run_all(const std::vector<VectorDir>& dirs, const ConformOptions& options, 
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     std::unique_lock lock(mutex);
     done.wait(lock, [&] { return reports[i].has_value(); });
-    const VectorReport report = std::move(*reports[i]);
+    VectorReport report = std::move(*reports[i]);
     lock.unlock();
     bool go_on = false;
     try {
@@ -255,14 +199,6 @@ const char* const kWhereToRun = " (run from the repository root, or pass --vecto
 
 }  // namespace
 
-bool contains_error(const std::string& stderr_text, const std::string& expected) {
-  if (expected.empty()) return false;
-  for (auto at = stderr_text.find(expected); at != std::string::npos; at = stderr_text.find(expected, at + 1)) {
-    const std::string_view rest = std::string_view(stderr_text).substr(at + expected.size(), 2);
-    if (rest.empty() || rest[0] == '\n' || rest == ": ") return true;
-  }
-  return false;
-}
 
 CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
   // PositiveNumber lets NaN through (no comparison holds for it), and NaN
@@ -272,6 +208,13 @@ CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
         return std::isfinite(std::strtod(text.c_str(), nullptr)) ? std::string() : "not a finite number: " + text;
       },
       "FINITE");
+  static const CLI::Validator kReport(
+      [](std::string& text) {
+        const bool kind = text.rfind("junit=", 0) == 0 || text.rfind("json=", 0) == 0;
+        if (kind && text.find('=') + 1 < text.size()) return std::string();
+        return "not junit=FILE or json=FILE: " + terminal_safe(text);
+      },
+      "KIND=FILE");
   CLI::App* conform = app.add_subcommand(
       "conform",
       "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
@@ -285,19 +228,44 @@ CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
                       "bytes kept of each output stream of a run; a port that writes more is killed and fails")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
       ->capture_default_str();
-  conform->add_option("CMD", options.command, "the port's command line, after --")->required();
+  conform->add_flag("--version", options.show_version, "print the runner's and the vectors' versions");
+  conform->add_flag("--list", options.list, "print the vectors' names (after --only), one a line; run nothing");
+  conform->add_option("--only", options.only, "run only the vectors whose name matches this glob (repeatable)")
+      ->allow_extra_args(false);  // one pattern per --only, so `--only P -- CMD` ends the option
+  conform->add_option("--skip-file", options.skip_file,
+                      "vectors not to run: one name a line, # comments; they are counted and printed as skipped");
+  conform->add_flag("--strict", options.strict, "a skipped vector fails the run (exit 1)");
+  conform->add_option("--format", options.format, "standard output: text (FAIL lines) or tap (TAP version 14)")
+      ->check(CLI::IsMember({"text", "tap"}))
+      ->capture_default_str();
+  conform->add_option("--report", options.reports, "junit=FILE or json=FILE, written after the run (repeatable)")
+      ->allow_extra_args(false)
+      ->check(kReport);
+  conform->add_option("CMD", options.command, "the port's command line, after --");
   conform->footer(
-      "Everything after -- is the port's command line. Output: one line per failing check, then "
-      "'N passed, M failed' (vectors); names and the port's output are escaped. Exit 2: usage error (no "
-      "vectors folder, a CMD that cannot run); 3: a vectors folder that cannot be read, or processes, pipes "
-      "or memory ran out.\n"
+      "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
+      "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
+      "skipped any; names and the port's output are escaped. Exit 2: usage error (no vectors folder, no CMD or "
+      "one that cannot run, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
+      "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
       "Examples:\n  agent-session conform -- node tests/oracle/cli.mjs\n"
-      "  agent-session conform --timeout 5 --jobs 2 -- ./my-port --strict");
+      "  agent-session conform --timeout 5 --jobs 2 -- ./my-port --strict\n"
+      "  agent-session conform --skip-file skip.txt --report junit=conformance.xml -- ./my-port");
   return conform;
 }
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
   const std::string shown_vectors = terminal_safe(options.vectors);
+  const VectorsVersion version = read_vectors_version(options.vectors);
+  if (options.show_version) {
+    out << "agent-session conform " << runner_version() << '\n';
+    if (!version.problem.empty()) {
+      err << "agent-session: the vectors in '" << shown_vectors << "' have no version: " << version.problem << '\n';
+      return 2;
+    }
+    out << "vectors " << version.version << " (" << shown_vectors << ")\n";
+    return 0;
+  }
   std::error_code error;
   const std::vector<VectorDir> dirs = vector_dirs(options.vectors, error);
   if (error) {
@@ -312,25 +280,82 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     err << "agent-session: no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
     return 2;
   }
-  std::size_t passed = 0, failed = 0;
+  std::vector<SelectedVector> selected;
+  try {
+    selected = select_vectors(dirs, options.only, options.skip_file);
+  } catch (const std::invalid_argument& problem) {
+    err << "agent-session: " << problem.what() << '\n';
+    return 2;
+  }
+  if (options.list) {
+    for (const auto& vector : selected) out << terminal_safe(vector.dir.path.filename().string()) << '\n';
+    out.flush();
+    return 0;
+  }
+  if (options.command.empty()) {
+    err << "agent-session: conform needs the port's command line after -- (agent-session conform -- CMD ARGS...)\n";
+    return 2;
+  }
+  if (!version.problem.empty() && !options.reports.empty()) {
+    err << "agent-session: warning: the vectors in '" << shown_vectors << "' have no version (" << version.problem
+        << "); the reports say \"unknown\"\n";
+  }
+  RunOutcome run;
+  run.runner_version = std::string(runner_version());
+  run.vectors_version = version.version;
+  run.vectors_version_problem = version.problem;
+  run.vectors = shown_vectors;
+  for (const auto& word : options.command) run.command.push_back(terminal_safe(word));
+  run.strict = options.strict;
+  const bool tap = options.format == "tap";
+  if (tap) write_tap_header(selected.size(), out);
+  const auto start = Clock::now();
   std::optional<VectorReport> fatal;
-  run_all(dirs, options, [&](const VectorReport& report) {
+  run_all(selected, options, [&](VectorReport& report) {
     if (!report.fatal.empty()) {
-      fatal = report;
+      fatal = std::move(report);
       return false;
     }
-    for (const auto& line : report.failures) out << line << '\n';
-    ++(report.failures.empty() ? passed : failed);
+    const VectorOutcome& vector = report.outcome;
+    ++(vector.skipped ? run.skipped : vector.failed() ? run.failed : run.passed);
+    if (tap) {
+      write_tap_vector(vector, run.results.size() + 1, out);
+    } else {
+      for (const auto& line : failure_lines(vector)) out << line << '\n';
+    }
     out.flush();
+    run.results.push_back(std::move(report.outcome));
     return true;
   });
   if (fatal) {
+    if (tap) out << "Bail out! " << terminal_safe(fatal->fatal) << '\n';
     err << "agent-session: " << terminal_safe(fatal->fatal) << '\n';
     return fatal->fatal_code;
   }
-  out << passed << " passed, " << failed << " failed\n";
+  run.seconds = seconds_since(start);
+  out << (tap ? "# " : "") << run.passed << " passed, " << run.failed << " failed";
+  if (run.skipped > 0) out << ", " << run.skipped << " skipped";
+  out << '\n';
   out.flush();
-  return failed == 0 ? 0 : 1;
+  for (const auto& report : options.reports) {
+    const auto equals = report.find('=');
+    const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
+    errno = 0;
+    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+    if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
+    stream.close();
+    if (!stream) {
+      err << "agent-session: cannot write the " << kind << " report '" << terminal_safe(file)
+          << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
+      return 3;
+    }
+  }
+  if (run.failed > 0) return 1;
+  if (options.strict && run.skipped > 0) {
+    err << "agent-session: --strict: " << run.skipped << " vectors skipped\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace agent_session::cli

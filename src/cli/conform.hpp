@@ -10,8 +10,10 @@
 // with FILE the path of the vector's input.jsonl, then again with `-` and
 // the input on standard input, and compares the exit code, the standard
 // output bytes (exit 0) and the error text on standard error (exit 1).
-// It prints one line per failing check and ends with `N passed, M failed`
-// (N and M count vectors). Everything it prints that comes from a vector
+// It prints one line per failing check, ending with the command that
+// reproduces it, one SKIP line per vector of the skip file, and ends with
+// `N passed, M failed` (N and M count vectors), then `, K skipped` when
+// K > 0. Reports for CI (JUnit XML, JSON, TAP): cli/conform_report.hpp. Everything it prints that comes from a vector
 // or the port (names, arguments, output excerpts, the command) goes
 // through internal::terminal_safe (internal/terminal_text.hpp), so none of it can break a line or reach the
 // terminal as an escape sequence.
@@ -22,6 +24,8 @@
 // standard output or error outgrows `max_output` is killed and fails its
 // check. No process the port starts outlives its run (cli/subprocess.hpp).
 #pragma once
+
+#include "cli/conform_judge.hpp"  // contains_error
 
 #include <cstddef>
 #include <iosfwd>
@@ -39,23 +43,29 @@ struct ConformOptions {
   double timeout_seconds = 10;                 // per run of the port; then it is killed and the check fails
   unsigned jobs = 1;                           // vectors run at once
   std::size_t max_output = std::size_t{1} << 20;  // bytes kept per output stream of a run; more fails the check
-  std::vector<std::string> command;            // the port: CMD [ARGS...]
+  std::vector<std::string> command;            // the port: CMD [ARGS...]; not needed by --version, --list
+  bool show_version = false;                   // print the runner's and the vectors' versions, run nothing
+  bool list = false;                           // print the chosen vectors' names, run nothing
+  std::vector<std::string> only;               // fnmatch globs: run the vectors matching any (all when empty)
+  std::string skip_file;                       // vectors not to run, one name a line; counted as skipped
+  bool strict = false;                         // a skipped vector fails the run
+  std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
+  std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
 };
 
 // Adds the `conform` subcommand to `app`, filling `options` when parsed.
 CLI::App* add_conform_command(CLI::App& app, ConformOptions& options);
 
-// Runs every vector in `options.vectors` against `options.command`.
+// Runs the chosen vectors in `options.vectors` against `options.command`.
 // Failing checks and the summary go to `out`; a reason to stop, as one
-// line, to `err`. Returns 0 when every vector passes, 1 when any fails,
-// 2 on a usage problem (a vectors path that is missing, not a folder or
-// holds no vector; a command that cannot be executed), 3 when the vectors
-// folder cannot be read (permissions, I/O) or resources run out (pipes,
-// processes, memory). A failed write to `out` throws, as `out` does.
+// line, to `err`. Returns 0 when every vector run passes, 1 when any fails
+// (or, with `strict`, any is skipped), 2 on a usage problem (a vectors
+// path that is missing, not a folder or holds no vector; no command or one
+// that cannot be executed; an --only that matches nothing, a skip file
+// that cannot be read or names no vector; with --version, a VERSION file
+// missing or malformed), 3 when the vectors folder cannot be read
+// (permissions, I/O), resources run out (pipes, processes, memory) or a
+// report cannot be written. A failed write to `out` throws, as `out` does.
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err);
-
-// Whether `stderr_text` contains `expected` followed by the end of a line
-// or by ": " (so that "line 1" never passes for "line 12").
-bool contains_error(const std::string& stderr_text, const std::string& expected);
 
 }  // namespace agent_session::cli

@@ -83,6 +83,15 @@ class FakeVectors : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// `out` without the "; reproduce: COMMAND" that ends each FAIL line, for
+// tests about the rest of the line (conform_report_test tests the command).
+inline std::string without_reproduce(const std::string& out) {
+  std::string kept;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) kept += line.substr(0, line.find("; reproduce: ")) + '\n';
+  return kept;
+}
+
 inline const std::string kOneMessage = R"({"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})";
 
 }  // namespace agent_session::testing_support

@@ -1,0 +1,82 @@
+// What `agent-session conform` found, and the forms it reports it in:
+// the JUnit XML and JSON report files (--report), TAP on standard output
+// (--format tap), and the shell command that reproduces a failing check.
+// Shapes: corpus/conformance/README.md "Reports".
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agent_session::cli {
+
+enum class Verdict { pass, fail, skip };
+
+// One run of one check: with FILE, or with `-` and the input on stdin.
+// Every text here is already escaped for a terminal (terminal_safe, or
+// shell_command's own escaping).
+struct CheckOutcome {
+  std::size_t index = 0;           // of the check in expect.json
+  std::string args;                // the check's arguments, joined by spaces
+  bool from_stdin = false;         // FILE was `-`
+  Verdict verdict = Verdict::pass;
+  std::string message;             // fail: what differed; skip: why it did not run
+  std::string reproduce;           // fail: a command line for sh that runs it again
+  double seconds = 0;
+};
+
+struct VectorOutcome {
+  std::string name;                // the folder's name, escaped
+  bool skipped = false;            // listed in the skip file: nothing ran
+  std::string problem;             // the vector itself is unusable: it fails
+  std::vector<CheckOutcome> checks;
+  double seconds = 0;
+  bool failed() const;
+};
+
+struct RunOutcome {
+  std::string runner_version;
+  std::string vectors_version;          // empty when unknown, then:
+  std::string vectors_version_problem;  // why (VERSION missing or malformed)
+  std::string vectors;                  // the folder, escaped
+  std::vector<std::string> command;     // the port, each word escaped
+  std::vector<VectorOutcome> results;   // in vector order
+  std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
+  bool strict = false;
+  double seconds = 0;
+};
+
+// `argv`, then ` < stdin_file` when that is not empty, as one line that
+// sh runs as exactly those arguments. Words are single-quoted when they
+// need it; when one holds a byte a terminal must not see raw (controls,
+// invalid UTF-8, the code points of internal::hidden_code_point), the whole
+// line becomes eval "$(printf '...')" with those bytes as octal escapes,
+// so the line stays printable and still round-trips.
+std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file = "");
+
+// `text` for XML 1.0 character data (attribute=false) or a double-quoted
+// attribute value: & < > " ' as entities, and whatever XML 1.0 cannot
+// carry (C0 controls but tab, newline and carriage return; U+FFFE,
+// U+FFFF; invalid UTF-8) and the code points a terminal must not see raw
+// written as \xNN or \uNNNN text. In attributes, tab, newline and carriage
+// return become character references, so parsers keep them.
+std::string xml_escaped(std::string_view text, bool attribute);
+
+// A JUnit XML file: <testsuites><testsuite> with one <testcase> per run of
+// a check (classname: the vector; name: the check and FILE or -), or one
+// named "vector" for an unusable or skipped vector.
+void write_junit(const RunOutcome& run, std::ostream& out);
+
+// The JSON report: every vector and run of a check with its verdict
+// (README.md "Reports" documents the shape; "format_version" changes
+// when it does).
+void write_json_report(const RunOutcome& run, std::ostream& out);
+
+// TAP version 14: the header and plan, then one test point per vector
+// (failures in a YAML block), then the summary as a comment.
+void write_tap_header(std::size_t vectors, std::ostream& out);
+void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostream& out);
+
+}  // namespace agent_session::cli
