@@ -168,7 +168,11 @@ TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
   for (const auto* property : suite.all("properties").at(0)->all("property")) {
     properties[property->at("name")] = property->at("value");
   }
-  EXPECT_EQ(properties["vectors_version"], "unknown");
+  EXPECT_EQ(properties["vectors_version"], "unknown");  // the folder has no VERSION, and the run says so
+  EXPECT_NE(properties["vectors_version_problem"].find("cannot open VERSION"), std::string::npos);
+  EXPECT_NE(r.err.find("have no version (cannot open VERSION: No such file or directory); the reports say"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(properties["runner_version"], std::string(cli::runner_version()));
   std::map<std::string, const XmlElement*> cases;
   for (const auto* testcase : testcases(root)) {
