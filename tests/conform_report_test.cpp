@@ -221,7 +221,7 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   const auto& checks = results[0].at("checks");
   ASSERT_EQ(checks.size(), 4u);  // two checks, each with FILE and with stdin
   EXPECT_EQ(checks[0].at("index"), 0);
-  EXPECT_EQ(checks[0].at("args"), "check");
+  EXPECT_EQ(checks[0].at("args"), nlohmann::json({"check"}));
   EXPECT_EQ(checks[0].at("input"), "file");
   EXPECT_EQ(checks[0].at("verdict"), "fail");
   EXPECT_NE(checks[0].at("message").get<std::string>().find("stdout differs at byte 0"), std::string::npos);

@@ -73,7 +73,8 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
     }
     CheckOutcome outcome;
     outcome.index = index;
-    outcome.args = terminal_safe(joined(check.args));
+    for (const auto& word : check.args) outcome.words.push_back(terminal_safe(word));
+    outcome.args = joined(outcome.words);
     outcome.from_stdin = mode == 1;
     outcome.seconds = seconds_since(start);
     if (const auto verdict = judge(check, result, timeout)) {
@@ -109,7 +110,8 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   for (std::size_t run = ran; report.fatal.empty() && run < 2 * vector.checks.size(); ++run) {
     CheckOutcome outcome;
     outcome.index = run / 2;
-    outcome.args = terminal_safe(joined(vector.checks[run / 2].args));
+    for (const auto& word : vector.checks[run / 2].args) outcome.words.push_back(terminal_safe(word));
+    outcome.args = joined(outcome.words);
     outcome.from_stdin = run % 2 == 1;
     outcome.verdict = Verdict::skip;
     outcome.message = "not run: an earlier run of this vector timed out";
@@ -198,7 +200,6 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
 const char* const kWhereToRun = " (run from the repository root, or pass --vectors DIR)";
 
 }  // namespace
-
 
 CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
   // PositiveNumber lets NaN through (no comparison holds for it), and NaN

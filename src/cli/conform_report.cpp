@@ -240,7 +240,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
     for (const auto& check : vector.checks) {
       nlohmann::ordered_json item;
       item["index"] = check.index;
-      item["args"] = check.args;
+      item["args"] = check.words;
       item["input"] = check.from_stdin ? "stdin" : "file";
       item["verdict"] = verdict_name(check.verdict);
       if (!check.message.empty()) item["message"] = check.message;

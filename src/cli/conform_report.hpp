@@ -19,7 +19,8 @@ enum class Verdict { pass, fail, skip };
 // shell_command's own escaping).
 struct CheckOutcome {
   std::size_t index = 0;           // of the check in expect.json
-  std::string args;                // the check's arguments, joined by spaces
+  std::vector<std::string> words;  // the check's arguments
+  std::string args;                // the same, joined by spaces
   bool from_stdin = false;         // FILE was `-`
   Verdict verdict = Verdict::pass;
   std::string message;             // fail: what differed; skip: why it did not run
