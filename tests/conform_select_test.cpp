@@ -92,6 +92,12 @@ TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
     EXPECT_NE(r.err.find("\", not MAJOR.MINOR.PATCH\n"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   }
+  // Run from the wrong folder: the usual hint.
+  r = conform(dir_ / "missing", {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("No such file or directory (run from the repository root, or pass --vectors DIR)\n"),
+            std::string::npos)
+      << r.err;
   std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << "2.3.4";  // the newline is optional
   r = conform(dir_, {}, {"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -261,7 +261,10 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (options.show_version) {
     out << "agent-session conform " << runner_version() << '\n';
     if (!version.problem.empty()) {
-      err << "agent-session: the vectors in '" << shown_vectors << "' have no version: " << version.problem << '\n';
+      std::error_code ignored;
+      const bool no_folder = !std::filesystem::is_directory(options.vectors, ignored);
+      err << "agent-session: the vectors in '" << shown_vectors << "' have no version: " << version.problem
+          << (no_folder ? kWhereToRun : "") << '\n';
       return 2;
     }
     out << "vectors " << version.version << " (" << shown_vectors << ")\n";
