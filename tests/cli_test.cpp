@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <sys/wait.h>
@@ -105,6 +107,121 @@ TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
 }
 
 TEST(Cli, AppendToStdinIsAUsageError) { EXPECT_EQ(run({"append", "-"}, kUser).exit_code, cli::kUsage); }
+
+// A usage error is one line on standard error (issue 13): no "Run with
+// --help" second line, nothing on standard output, exit 2; argument bytes
+// that could break the line or act on a terminal are escaped.
+void expect_one_line_usage_error(const CliRun& r, const std::string& what) {
+  EXPECT_EQ(r.exit_code, cli::kUsage) << what << ": " << r.err;
+  EXPECT_EQ(r.out, "") << what;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("agent-session: ", 0), 0u) << what << ": " << r.err;
+  EXPECT_EQ(r.err.back(), '\n') << what;
+  EXPECT_EQ(r.err.find("\x1b"), std::string::npos) << what << ": " << r.err;
+}
+
+TEST(Cli, UsageErrorsAreOneLine) {
+  expect_one_line_usage_error(run({}), "no command");
+  expect_one_line_usage_error(run({"check", "--bogus", "-"}, kUser), "unknown option");
+  expect_one_line_usage_error(run({"check", "--bo\ngus\x1b[2J", "-"}, kUser), "unknown option with a newline");
+  expect_one_line_usage_error(run({"check"}), "missing FILE");
+  expect_one_line_usage_error(run({"check", "a", "b"}), "extra argument");
+  expect_one_line_usage_error(run({"trim", "--max-chars", "abc", "-"}, kUser), "bad --max-chars");
+  expect_one_line_usage_error(run({"trim", "--max-chars", "1\n2\x1b[2J", "-"}, kUser), "--max-chars with a newline");
+  expect_one_line_usage_error(run({"frobnicate"}), "unknown command");
+  expect_one_line_usage_error(run({"fr\nob\x1b[2J", "-"}), "unknown command with a newline");
+  expect_one_line_usage_error(run({"--bogus"}), "unknown top-level option");
+}
+
+TEST(Cli, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  const CliRun r = run({"frobnicate", "-"});
+  EXPECT_EQ(r.exit_code, cli::kUsage);
+  EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown command \"frobnicate\""), std::string::npos) << r.err;
+  for (const char* command : {"check", "trim", "append", "run", "units", "stats", "conform"}) {
+    EXPECT_NE(r.err.find(command), std::string::npos) << command << ": " << r.err;
+  }
+  const CliRun none = run({});
+  EXPECT_NE(none.err.find("a command is required"), std::string::npos) << none.err;
+  const CliRun option = run({"--bogus", "check", "-"});
+  EXPECT_NE(option.err.find("unknown option \"--bogus\""), std::string::npos) << option.err;
+  EXPECT_EQ(option.exit_code, cli::kUsage);
+}
+
+// The version is CMake's project(VERSION), never a second copy in the code.
+TEST(Cli, VersionIsTheProjectVersion) {
+  std::ifstream cmake(std::string(AGENT_SESSION_SOURCE_DIR) + "/CMakeLists.txt");
+  const std::string text((std::istreambuf_iterator<char>(cmake)), std::istreambuf_iterator<char>());
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(text, match, std::regex(R"(project\(agent_session VERSION ([0-9.]+))")));
+  const CliRun r = run({"--version"});
+  EXPECT_EQ(r.exit_code, cli::kOk) << r.err;
+  EXPECT_EQ(r.out, "agent-session " + match[1].str() + "\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, HelpNamesValuesAndOnlyPromisesWhatWorks) {
+  EXPECT_NE(run({"trim", "--help"}).out.find("--max-chars N "), std::string::npos) << run({"trim", "--help"}).out;
+  // append reads the messages from standard input, so FILE cannot be -.
+  const CliRun append = run({"append", "--help"});
+  EXPECT_EQ(append.out.find("or - for standard input"), std::string::npos) << append.out;
+  EXPECT_NE(append.out.find("not -"), std::string::npos) << append.out;
+  EXPECT_EQ(run({"check", "--help"}).out.find("FILE TEXT"), std::string::npos) << run({"check", "--help"}).out;
+}
+
+// `run`'s arguments are checked before anything is read or recorded.
+class RunUsage : public CliFile {
+ protected:
+  CliRun run_demo(std::vector<std::string> extra, const std::string& prompt = "go") const {
+    const fs::path demo = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "demo";
+    std::vector<std::string> args = {"run", "--session", file_.string(), "--script", (demo / "replies.jsonl").string()};
+    if (std::find(extra.begin(), extra.end(), "--root") == extra.end()) {
+      extra.insert(extra.end(), {"--root", demo.string()});
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(prompt);
+    return run(args);
+  }
+};
+
+TEST_F(RunUsage, MaxTurnsZeroSaysItMustBeAtLeastOne) {
+  const CliRun zero = run_demo({"--max-turns", "0"});
+  expect_one_line_usage_error(zero, "--max-turns 0");
+  EXPECT_NE(zero.err.find("--max-turns: must be at least 1, not 0"), std::string::npos) << zero.err;
+  EXPECT_LT(zero.err.size(), 120u) << zero.err;  // no 300-digit range
+  for (const char* bad : {"-1", "abc", "1.5", "", "99999999999999999999999"}) {
+    const CliRun r = run_demo({"--max-turns", bad});
+    expect_one_line_usage_error(r, std::string("--max-turns ") + bad);
+    EXPECT_NE(r.err.find("--max-turns"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_LT(r.err.size(), 160u) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(file_));
+}
+
+TEST_F(RunUsage, RootMustBeADirectory) {
+  write(path("file.txt"), "x");
+  for (const fs::path& root : {path("missing"), path("file.txt")}) {
+    const CliRun r = run_demo({"--root", root.string()});
+    expect_one_line_usage_error(r, root.string());
+    EXPECT_NE(r.err.find("--root: " + root.string() + " is not a directory"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(file_));
+}
+
+TEST_F(RunUsage, AnEmptyPromptIsRefused) {
+  for (const char* prompt : {"", " ", "\t\n", "\r\n  "}) {
+    const CliRun r = run_demo({}, prompt);
+    expect_one_line_usage_error(r, "empty prompt");
+    EXPECT_NE(r.err.find("PROMPT: empty"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(file_));
+  EXPECT_EQ(run_demo({}, " hi ").exit_code, cli::kOk);
+}
+
+TEST_F(RunUsage, APromptThatIsNotUtf8IsOneLine) {
+  expect_one_line_usage_error(run_demo({}, "caf\xc3\xa9 \xff!"), "invalid UTF-8");
+  EXPECT_FALSE(fs::exists(file_));
+}
 
 TEST_F(CliFile, BinaryReportsThroughExitCodeAndStreams) {
   std::ofstream(file_, std::ios::binary) << kUser << "\n{bad\n";

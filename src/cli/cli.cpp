@@ -7,6 +7,7 @@
 #include "cli/conform.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
+#include "internal/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -48,7 +49,8 @@ std::span<const Message> trim(const NumberedSession& session, std::uint64_t budg
 // estimate can be (2^64 - 1) means the same thing, so it saturates.
 std::uint64_t parse_budget(const std::string& text) {
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not '" + text + "'");
+    throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not \"" +
+                     internal::terminal_safe(text) + "\"");
   }
   std::uint64_t value = 0;
   for (const char c : text) {
@@ -116,7 +118,9 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
 
 CLI::App* add_command(CLI::App& app, Options& options, const char* name, const char* about, const char* example) {
   CLI::App* command = app.add_subcommand(name, about);
-  command->add_option("FILE", options.file, "the session file (JSONL), or - for standard input")->required();
+  command->add_option("FILE", options.file, "the session file (JSONL), or - for standard input")
+      ->required()
+      ->type_name("");  // "FILE REQUIRED", not "FILE TEXT REQUIRED"
   command->footer(std::string("Example:\n  ") + example);
   return command;
 }
@@ -127,12 +131,34 @@ int reported(std::ostream& err, const std::exception& error, ExitCode status) {
   return status;
 }
 
+// The first argument must name a command, or be --help or --version: CLI11
+// alone would call `agent-session frobnicate` "A subcommand is required".
+void check_command_name(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(command->get_name());
+  }
+  std::string commands;
+  for (const std::string& name : names) commands += (commands.empty() ? "" : ", ") + name;
+  if (args.empty()) throw UsageError("a command is required: " + commands + " (agent-session --help shows them)");
+  const std::string& first = args.front();
+  const bool option = !first.empty() && first.front() == '-';
+  if (option && first != "-h" && first != "--help" && first != "--version") {
+    throw UsageError("unknown option \"" + internal::terminal_safe(first) +
+                     "\": before the command only --help and --version are options (agent-session --help)");
+  }
+  if (!option && std::find(names.begin(), names.end(), first) == names.end()) {
+    throw UsageError("unknown command \"" + internal::terminal_safe(first) + "\": the commands are " + commands);
+  }
+}
+
 // The command itself; run() maps what it throws onto exit codes.
 int run_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app(
       "agent-session: load, check, estimate and trim an LLM agent's JSONL session.\n"
       "Exit codes: 0 ok, 1 invalid session or budget error, 2 usage error, 3 other I/O error.",
       "agent-session");
+  app.set_version_flag("--version", std::string("agent-session ") + AGENT_SESSION_VERSION, "print the version");
   app.require_subcommand(1);
   Options options;
   auto* check = add_command(app, options, "check", "Load the session strictly; print 'N messages'.",
@@ -146,10 +172,13 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                            "Print the newest whole units that fit the budget, as canonical JSONL.",
                            "agent-session trim --max-chars 20000 session.jsonl");
   trim_command->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
-      ->required();
+      ->required()
+      ->type_name("N");
   auto* append = add_command(app, options, "append",
                              "Validate the messages on standard input (one per line), then append them all.",
                              "echo '{\"role\":\"user\",\"content\":\"hi\"}' | agent-session append session.jsonl");
+  append->get_option("FILE")->description(
+      "the session file (JSONL); not -: the messages to append come on standard input");
   add_sync_flag(append, options);
   auto* repair_command = add_command(
       app, options, "repair",
@@ -178,12 +207,20 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   ConformOptions conform_options;
   auto* conform = add_conform_command(app, conform_options);
 
+  check_command_name(app, args);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error, out, err);
-    return code == 0 ? kOk : kUsage;
+    // --help and --version print on standard output and succeed.
+    if (error.get_exit_code() == 0) return app.exit(error, out, err) == 0 ? kOk : kUsage;
+    // Any other is one line (CLI11's own failure message adds a second,
+    // "Run with --help ..."), naming the command, with the arguments'
+    // bytes escaped: they come from the caller and may hold anything.
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name() + ": ";
+    throw UsageError(command + internal::terminal_safe(error.what()) + " (agent-session " +
+                     (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
   }
 
   if (*conform) return run_conformance(conform_options, out, err);

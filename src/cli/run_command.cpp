@@ -4,12 +4,16 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
+#include "internal/terminal_text.hpp"
 #include "internal/utf8.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <limits>
 #include <ostream>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
 
 namespace agent_session::cli {
 namespace {
@@ -39,6 +43,42 @@ std::string utf8_prompt_error(const std::string& prompt) {
          std::to_string(prompt.size()) + " bytes";
 }
 
+// An empty prompt (or one of only whitespace) would record a user message
+// that asks nothing; it is a mistake in the arguments, refused at once.
+std::string prompt_error(const std::string& prompt) {
+  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return "empty (or only whitespace): a run starts with a user message that asks something";
+  }
+  return utf8_prompt_error(prompt);
+}
+
+// --max-turns is a whole number of requests, at least 1 (CLI11's
+// PositiveNumber would print a 300-digit range for 0).
+std::string max_turns_error(const std::string& text) {
+  const auto digits = std::string_view("0123456789");
+  if (text.empty() || text.find_first_not_of(digits) != std::string::npos) {
+    return "takes a whole number of model requests, not \"" + internal::terminal_safe(text) + "\"";
+  }
+  if (text.find_first_not_of('0') == std::string::npos) return "must be at least 1, not " + text;
+  const std::string most = std::to_string(std::numeric_limits<std::size_t>::max());
+  const std::string value = text.substr(text.find_first_not_of('0'));
+  if (value.size() > most.size() || (value.size() == most.size() && value > most)) {
+    return "must be at most " + most + ", not " + value;
+  }
+  return "";
+}
+
+// CLI11 puts the option's name and ": " before each of these reasons.
+
+// Checked at parse time, so a mistyped --root is a usage error (exit 2)
+// before anything is recorded, not an error result on the first read_file.
+std::string root_error(const std::string& root) {
+  std::error_code error;
+  if (fs::is_directory(root, error)) return "";
+  return internal::terminal_safe(root) + " is not a directory" +
+         (error && error != std::errc::no_such_file_or_directory ? " (" + error.message() + ")" : "");
+}
+
 void report(std::ostream& err, const RequestReport& r) {
   err << "request " << r.request << ": stored messages=" << r.stored_messages << " chars=" << r.stored_chars
       << "; sent messages=" << r.sent_messages << " chars=" << r.sent_chars << '\n';
@@ -57,22 +97,30 @@ std::map<std::string, Tool> demo_tools(const fs::path& root) {
 CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* command = app.add_subcommand(
       "run", "Run an agent turn: a scripted model, the demo tools echo and read_file; print what was appended.");
-  command->add_option("--session", options.session, "the session file (JSONL); created if missing")->required();
+  command->add_option("--session", options.session, "the session file (JSONL); created if missing")
+      ->required()
+      ->type_name("FILE");
   command->add_option("--script", options.script, "the model's replies: one assistant message (JSON) per line")
-      ->required();
+      ->required()
+      ->type_name("FILE");
   command->add_option("--max-chars", options.max_chars,
                       "trim what is sent to the model to N UTF-16 code units (the file keeps everything)")
       ->type_name("N");
-  command->add_option("--max-turns", options.max_turns, "the most model requests this run makes")
-      ->check(CLI::PositiveNumber)
+  command->add_option("--max-turns", options.max_turns, "the most model requests this run makes (at least 1)")
+      ->check(CLI::Validator(max_turns_error, "", "N >= 1"))
+      ->type_name("N")
       ->capture_default_str();
-  command->add_option("--root", options.root, "the only directory read_file may read")->capture_default_str();
+  command->add_option("--root", options.root, "the only directory read_file may read")
+      ->check(CLI::Validator(root_error, "", "DIR"))
+      ->type_name("DIR")
+      ->capture_default_str();
   command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
   command->add_flag("--sync", options.sync,
                     "fdatasync after every message appended to the session: it survives a power loss");
-  command->add_option("PROMPT", options.prompt, "the user message that starts this run (UTF-8)")
+  command->add_option("PROMPT", options.prompt, "the user message that starts this run (UTF-8, not empty)")
       ->required()
-      ->check(CLI::Validator(utf8_prompt_error, "", "UTF-8"));
+      ->check(CLI::Validator(prompt_error, "", "UTF-8"))
+      ->type_name("");
   command->footer(
       "Records PROMPT, then asks the model and runs its tool calls until it answers without any.\n"
       "Standard output: the messages this run appended to the session, as canonical JSONL.\n"

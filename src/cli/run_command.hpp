@@ -35,7 +35,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options);
 // session's assistant count, records the prompt and every message, prints
 // this run's messages (what was appended) as canonical JSONL on `out`, and
 // with `verbose` reports stored against sent per request on `err`.
-// The prompt is valid UTF-8: add_run_command's parser refuses any other
+// The prompt is valid UTF-8 and not blank, and the root a directory:
+// add_run_command's parser refuses anything else
 // (exit 2). Returns kOk; errors propagate for the caller to map onto exit codes:
 // SessionError, ContextError and ScriptError (1), std::system_error (3).
 int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> budget, std::ostream& out,
