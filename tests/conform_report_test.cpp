@@ -241,6 +241,13 @@ TEST_F(FakeVectors, ReportsThatCannotBeWrittenOrAreMisspelledAreErrors) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("cannot write the junit report '"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("': No such file or directory"), std::string::npos) << r.err;
+  // A full disk fails at the write, not the open; the other report is still written.
+  std::ofstream(dir_ / "VERSION") << "1.0.0\n";
+  const fs::path json = dir_ / "report.json";
+  r = conform(dir_, port, {"--report", "junit=/dev/full", "--report", "json=" + json.string()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "agent-session: cannot write the junit report '/dev/full': No space left on device\n");
+  EXPECT_EQ(nlohmann::json::parse(file_text(json)).at("summary").at("passed"), 1);
   for (const char* bad : {"xml=a.xml", "junit=", "junit", "=a"}) {
     EXPECT_EQ(conform(dir_, port, {"--report", bad}).exit_code, 2) << bad;
   }

@@ -341,6 +341,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (run.skipped > 0) out << ", " << run.skipped << " skipped";
   out << '\n';
   out.flush();
+  bool reports_written = true;  // each is tried: one that fails leaves the others to CI
   for (const auto& report : options.reports) {
     const auto equals = report.find('=');
     const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
@@ -351,9 +352,10 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     if (!stream) {
       err << "agent-session: cannot write the " << kind << " report '" << terminal_safe(file)
           << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
-      return 3;
+      reports_written = false;
     }
   }
+  if (!reports_written) return 3;
   if (run.failed > 0) return 1;
   if (options.strict && run.skipped > 0) {
     err << "agent-session: --strict: " << run.skipped << " vectors skipped\n";
