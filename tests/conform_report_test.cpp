@@ -23,12 +23,12 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_support::conform;
-using testing_support::FakeVectors;
-using testing_support::kOneMessage;
-using testing_support::MiniXml;
-using testing_support::shell_port;
-using testing_support::XmlElement;
+using test_support::conform;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::MiniXml;
+using test_support::shell_port;
+using test_support::XmlElement;
 
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 

@@ -25,12 +25,12 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_support::conform;
-using testing_support::conform_binary;
-using testing_support::FakeVectors;
-using testing_support::kOneMessage;
-using testing_support::shell_port;
-using testing_support::without_reproduce;
+using test_support::conform;
+using test_support::conform_binary;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::shell_port;
+using test_support::without_reproduce;
 
 // Why `text` is not safe to print on a terminal, or "" when it is: every
 // line ends with '\n', and no line holds a control character (C0, DEL, C1),

@@ -16,11 +16,11 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_support::conform;
-using testing_support::conform_binary;
-using testing_support::FakeVectors;
-using testing_support::kOneMessage;
-using testing_support::shell_port;
+using test_support::conform;
+using test_support::conform_binary;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::shell_port;
 
 const fs::path kVectors = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance";
 

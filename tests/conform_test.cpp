@@ -26,10 +26,10 @@ namespace fs = std::filesystem;
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 const fs::path kVectors = kSource / "corpus" / "conformance";
 
-using testing_support::conform;
-using testing_support::FakeVectors;
-using testing_support::kOneMessage;
-using testing_support::shell_port;
+using test_support::conform;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::shell_port;
 
 std::size_t vector_count() {
   std::size_t count = 0;

@@ -17,6 +17,8 @@
 #include "cli/cli.hpp"
 #include "cli/subprocess.hpp"
 
+#include "support/utf8_reference.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,24 +56,6 @@ constexpr int kHistories = 2000;        // tool-call histories, trimmed at many 
 std::uint64_t seed() {
   const char* text = std::getenv("AGENT_SESSION_DIFF_SEED");
   return text != nullptr && *text != '\0' ? std::stoull(text) : kDefaultSeed;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 struct Field {
@@ -153,14 +137,14 @@ class SessionWriter {
           static const std::vector<std::pair<char32_t, char32_t>> kRanges = {
               {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3}, {0x3041, 0x30FF}};
           const auto& [low, high] = pick(kRanges);
-          append_utf8(piece, static_cast<char32_t>(low + below(high - low + 1)));
+          test_support::append_utf8(piece, static_cast<char32_t>(low + below(high - low + 1)));
         }
         return piece;
       case 4:  // astral: raw, or as an escaped surrogate pair
         for (std::size_t n = 1 + below(3); n > 0; --n) {
           const char32_t c = astral();
           if (chance(0.5)) {
-            append_utf8(piece, c);
+            test_support::append_utf8(piece, c);
           } else {
             piece += escaped(c);
           }
@@ -169,7 +153,7 @@ class SessionWriter {
       case 5:
         return escaped(bmp_scalar());
       case 6:  // raw DEL, C1 controls, line separators, BOM, noncharacters
-        append_utf8(piece, bmp_scalar());
+        test_support::append_utf8(piece, bmp_scalar());
         return piece;
       case 7: {  // combining marks, ZWJ sequences, flags
         static const std::vector<std::string> kClusters = {"e\xCC\x81", "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9",

@@ -17,7 +17,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::testing_support {
+namespace agent_session::test_support {
 
 struct ConformRun {
   int exit_code;
@@ -94,4 +94,4 @@ inline std::string without_reproduce(const std::string& out) {
 
 inline const std::string kOneMessage = R"({"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})";
 
-}  // namespace agent_session::testing_support
+}  // namespace agent_session::test_support

@@ -6,6 +6,8 @@
 // so a report it reads is one a real consumer reads too.
 #pragma once
 
+#include "support/utf8_reference.hpp"
+
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -14,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::testing_support {
+namespace agent_session::test_support {
 
 struct XmlElement {
   std::string name;
@@ -97,24 +99,6 @@ class MiniXml {
     return std::string(text_.substr(start, at_ - start));
   }
 
-  static void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-
   // At `&`: the entity or character reference, decoded.
   void reference(std::string& out) {
     const auto end = text_.find(';', at_);
@@ -132,7 +116,7 @@ class MiniXml {
       }
       const unsigned long c = std::stoul(digits, nullptr, hex ? 16 : 10);
       if (c > 0x10FFFF || !allowed(static_cast<char32_t>(c))) fail("a reference to a character XML 1.0 forbids");
-      append_utf8(out, static_cast<char32_t>(c));
+      test_support::append_utf8(out, static_cast<char32_t>(c));
     } else {
       fail("an unknown entity");
     }
@@ -202,4 +186,4 @@ class MiniXml {
   std::size_t at_ = 0;
 };
 
-}  // namespace agent_session::testing_support
+}  // namespace agent_session::test_support

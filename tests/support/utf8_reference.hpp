@@ -1,4 +1,4 @@
-// Strict UTF-8 decoding one code point at a time, written from RFC 3629
+// Strict UTF-8 decoding one code point at a time (and plain encoding), written from RFC 3629
 // alone: the tests' reference for the library's validators and UTF-16
 // counters (decisions §3 strictness, §5 UTF-16 code units). Slow and
 // obvious on purpose; it shares no code with src/.
@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace agent_session::test_support {
@@ -54,6 +55,27 @@ inline std::optional<std::uint64_t> utf16_length(std::string_view text) {
     units += *c >= 0x10000 ? 2 : 1;
   }
   return units;
+}
+
+// Appends code point `c` (at most U+10FFFF) to `out` in UTF-8, the
+// shortest form; surrogates are encoded as any other value (generators use
+// that to make invalid text on purpose).
+inline void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
 }
 
 }  // namespace agent_session::test_support
