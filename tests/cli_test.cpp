@@ -2,6 +2,7 @@
 // plus one run of the real binary to prove main() wires it up.
 #include "cli/cli.hpp"
 
+#include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -21,17 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using test_support::CliRun;
 
-CliRun run(std::vector<std::string> args, const std::string& stdin_bytes = "") {
-  std::istringstream in(stdin_bytes);
-  std::ostringstream out, err;
-  const int code = cli::run(args, in, out, err);
-  return {code, out.str(), err.str()};
+CliRun run(const std::vector<std::string>& args, const std::string& stdin_bytes = "") {
+  return test_support::run_cli(args, stdin_bytes);
 }
 
 const std::string kUser = R"({"role":"user","content":"hi"})";
