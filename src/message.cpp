@@ -91,7 +91,7 @@ std::string tool_call_problem(J& call, std::size_t index, std::size_t count) {
 // untouched even when its strings would otherwise be moved out.
 template <class J>
 std::variant<std::vector<ToolCall>, std::string> discriminate_tool_calls(J* calls) {
-  if (calls == nullptr) return std::string("assistant requires toolCalls");
+  if (calls == nullptr) return std::string("assistant requires toolCalls: it is missing ([] when it calls no tool)");
   if (!calls->is_array()) return "toolCalls must be an array: " + found(calls);
   for (std::size_t i = 0; i < calls->size(); ++i) {
     std::string problem = tool_call_problem((*calls)[i], i, calls->size());

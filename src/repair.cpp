@@ -106,7 +106,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
 }
 
 SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
-  const std::optional<std::string> bytes = internal::read_file_if_exists(path);
+  const std::optional<std::string> bytes = internal::read_regular_file_if_exists(path);
   if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
   return diagnose_session_bytes(*bytes);
 }

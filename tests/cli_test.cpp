@@ -189,6 +189,10 @@ TEST_F(RunUsage, MaxTurnsZeroSaysItMustBeAtLeastOne) {
     EXPECT_NE(r.err.find("--max-turns"), std::string::npos) << bad << ": " << r.err;
     EXPECT_LT(r.err.size(), 160u) << r.err;
   }
+  // The value is shown once, as typed: escaped by the CLI, not twice.
+  const CliRun negative = run_demo({"--max-turns", "-1"});
+  EXPECT_NE(negative.err.find("takes a whole number of model requests, not '-1'"), std::string::npos) << negative.err;
+  EXPECT_EQ(negative.err.find('\\'), std::string::npos) << negative.err;
   EXPECT_FALSE(fs::exists(file_));
 }
 

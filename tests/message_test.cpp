@@ -74,7 +74,7 @@ TEST(ParseSessionMessage, RvalueOverloadGivesTheSameAnswer) {
 TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"assistant","content":"x"})")),
-            "assistant requires toolCalls");
+            "assistant requires toolCalls: it is missing ([] when it calls no tool)");
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"nope","content":"x"})")),
             R"(unknown role "nope": a role is "user", "assistant" or "tool")");
 }

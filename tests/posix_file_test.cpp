@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -84,6 +85,33 @@ TEST_F(WriterFile, OnlyARegularFileIsWritten) {
   EXPECT_EQ(errno_of([&] { repair_session(fifo); }), EINVAL);
   EXPECT_EQ(errno_of([&] { append_session(dir_, UserMessage{"x"}); }), EISDIR);
   EXPECT_EQ(errno_of([&] { append_session("/dev/null", UserMessage{"x"}); }), EINVAL);
+}
+
+TEST_F(WriterFile, RunAndRepairRefuseWhatAWriterRefusesBeforeReadingIt) {
+  // A FIFO at the session path blocked the load (run) and the diagnosis
+  // (repair) forever; /dev/zero never ended. Refused at once instead.
+  const fs::path fifo = path("fifo.jsonl");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path link = path("link.jsonl");
+  write(path("target.jsonl"), kUser);
+  fs::create_symlink(path("target.jsonl"), link);
+  const std::string demo = std::string(AGENT_SESSION_SOURCE_DIR) + "/corpus/demo";
+  BinaryOptions options;
+  options.timeout_seconds = 20;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--session", fifo.string(), "--script", demo + "/replies.jsonl", "hi"},
+        std::vector<std::string>{"run", "--session", link.string(), "--script", demo + "/replies.jsonl", "hi"},
+        std::vector<std::string>{"repair", fifo.string()}, std::vector<std::string>{"repair", "/dev/zero"}}) {
+    const BinaryRun run = run_binary(args, dir_, options);
+    EXPECT_EQ(run.signal, 0) << args[0] << " " << args[2] << ": a hang ends in SIGALRM";
+    EXPECT_EQ(run.exit_code, 3) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+  EXPECT_EQ(read(path("target.jsonl")), kUser);
+  // The session is written, so standard input cannot be it.
+  const BinaryRun dash = run_binary({"run", "--session", "-", "--script", demo + "/replies.jsonl", "hi"}, dir_, options);
+  EXPECT_EQ(dash.exit_code, 2) << dash.err;
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
 }
 
 TEST_F(WriterFile, NewFilesAreOwnerOnlyEvenUnderAUmaskThatMasksOwnerBits) {

@@ -55,11 +55,10 @@ TEST(UnitsAndStats, TheMinimumBudgetIsAcceptedAndOneLessNamesTheSameUnit) {
     EXPECT_EQ(refused.err, "agent-session: context budget cannot contain the smallest consistent message unit: "
                            "the newest unit, " + messages + ", is " + std::to_string(minimum) +
                                " characters; the budget is " + std::to_string(minimum - 1) + "; in " +
-                               file.string() + ": " + messages + " (" +
-                               (end - begin == 1 ? "line " : "lines ") +
+                               file.string() + ": " + (end - begin == 1 ? "line " : "lines ") +
                                std::to_string(newest.at("first_line").get<std::size_t>()) +
                                (end - begin == 1 ? "" : "-" + std::to_string(newest.at("last_line").get<std::size_t>())) +
-                               ")\n");
+                               "\n");
     EXPECT_EQ(refused.out, "");
   }
 }

@@ -51,8 +51,8 @@ struct ContextUnit {
 //   unserializable_message  "message 3 cannot be serialized: <why>"
 //   unit_exceeds_budget     "context budget cannot contain the smallest
 //                           consistent message unit: the newest unit,
-//                           messages 460-462, is 1069 characters; the
-//                           budget is 1000"
+//                           messages 460-461, is 847 characters; the
+//                           budget is 800" ("message 462" for a unit of one)
 //   empty_context           "context budget cannot be empty: there are no
 //                           messages"
 class ContextError : public std::runtime_error {

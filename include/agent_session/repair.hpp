@@ -64,6 +64,8 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes);
 
 // Diagnoses the session file at `path`, read under a shared flock(2) so an
 // append in progress is not mistaken for a torn line. Changes nothing.
+// `path` must be a regular file: a FIFO or device throws (EINVAL) without
+// blocking or reading.
 // Throws std::system_error (ENOENT included: there is no file to diagnose).
 SessionDiagnosis diagnose_session(const std::filesystem::path& path);
 

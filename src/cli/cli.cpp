@@ -41,7 +41,7 @@ std::span<const Message> trim(const NumberedSession& session, std::uint64_t budg
     if (!unit) throw;
     const std::string where = file == kStdin ? "standard input" : file;
     throw ContextError(*unit, budget, std::string(error.what()) + "; in " + where + ": " +
-                                          describe_unit(session, unit->begin, unit->end));
+                                          describe_lines(session, unit->begin, unit->end));
   }
 }
 

@@ -9,6 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
@@ -57,7 +60,8 @@ std::string prompt_error(const std::string& prompt) {
 std::string max_turns_error(const std::string& text) {
   const auto digits = std::string_view("0123456789");
   if (text.empty() || text.find_first_not_of(digits) != std::string::npos) {
-    return "takes a whole number of model requests, not \"" + internal::terminal_safe(text) + "\"";
+    // Not quoted with `"`: the CLI escapes the whole message, quotes too.
+    return "takes a whole number of model requests, not '" + text + "'";
   }
   if (text.find_first_not_of('0') == std::string::npos) return "must be at least 1, not " + text;
   const std::string most = std::to_string(std::numeric_limits<std::size_t>::max());
@@ -69,6 +73,32 @@ std::string max_turns_error(const std::string& text) {
 }
 
 // CLI11 puts the option's name and ": " before each of these reasons.
+
+// The session is written, so it is a file: standard input cannot be it.
+std::string session_error(const std::string& session) {
+  return session == "-" ? "not -: the session is a file that the run appends to" : "";
+}
+
+// What a writer would refuse (SPEC.md §8), refused before loading: a FIFO
+// at the session path would block the load forever, and a symbolic link
+// or a device is never written. A missing file is a new session.
+void require_writable_session(const std::string& session) {
+  struct stat info {};
+  if (::lstat(session.c_str(), &info) != 0) {
+    if (errno == ENOENT) return;
+    throw std::system_error(errno, std::generic_category(), "cannot open session " + session);
+  }
+  if (S_ISLNK(info.st_mode)) {
+    throw std::system_error(ELOOP, std::generic_category(),
+                            "cannot open session " + session +
+                                ": it is a symbolic link, and sessions are never written through one "
+                                "(name the link's target instead)");
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw std::system_error(S_ISDIR(info.st_mode) ? EISDIR : EINVAL, std::generic_category(),
+                            "cannot open session " + session + ": not a regular file");
+  }
+}
 
 // Checked at parse time, so a mistyped --root is a usage error (exit 2)
 // before anything is recorded, not an error result on the first read_file.
@@ -99,6 +129,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       "run", "Run an agent turn: a scripted model, the demo tools echo and read_file; print what was appended.");
   command->add_option("--session", options.session, "the session file (JSONL); created if missing")
       ->required()
+      ->check(CLI::Validator(session_error, "", "FILE"))
       ->type_name("FILE");
   command->add_option("--script", options.script, "the model's replies: one assistant message (JSON) per line")
       ->required()
@@ -139,6 +170,7 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
                       std::ostream& err) {
   // The script position is the session's: its Nth assistant message was
   // the script's Nth reply. Checked before anything is recorded.
+  require_writable_session(options.session);
   const std::vector<AssistantMessage> replies = load_script(options.script);
   const std::size_t used = count_assistant_messages(load_session(options.session));
   if (used >= replies.size()) {

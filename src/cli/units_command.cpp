@@ -61,10 +61,14 @@ Counts count(std::span<const Message> messages) {
 
 }  // namespace
 
+std::string describe_lines(const NumberedSession& session, std::size_t begin, std::size_t end) {
+  const std::size_t first = session.lines[begin], last = session.lines[end - 1];
+  return (first == last ? "line " : "lines ") + range(first, last);
+}
+
 std::string describe_unit(const NumberedSession& session, std::size_t begin, std::size_t end) {
-  const bool one = end - begin == 1;
-  return std::string(one ? "message " : "messages ") + range(begin, end - 1) + (one ? " (line " : " (lines ") +
-         range(session.lines[begin], session.lines[end - 1]) + ")";
+  return (end - begin == 1 ? "message " : "messages ") + range(begin, end - 1) + " (" +
+         describe_lines(session, begin, end) + ")";
 }
 
 void print_units(const NumberedSession& session, bool json, std::ostream& out) {

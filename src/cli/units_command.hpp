@@ -24,4 +24,7 @@ void print_stats(const NumberedSession& session, bool json, std::ostream& out);
 // finds it in the file.
 std::string describe_unit(const NumberedSession& session, std::size_t begin, std::size_t end);
 
+// "lines 4-7" or "line 4": where messages [begin, end) are in the file.
+std::string describe_lines(const NumberedSession& session, std::size_t begin, std::size_t end);
+
 }  // namespace agent_session::cli

@@ -165,6 +165,22 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
   return file->read_rest();
 }
 
+std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& path) {
+  Descriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (file.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw_errno("cannot open session", path);
+  }
+  struct stat info {};
+  if (::fstat(file.get(), &info) != 0) throw_errno("cannot stat session", path);
+  if (!S_ISREG(info.st_mode)) {
+    throw std::system_error(S_ISDIR(info.st_mode) ? EISDIR : EINVAL, std::generic_category(),
+                            "cannot read session " + path.string() + ": not a regular file");
+  }
+  lock_shared_if_supported(file.get(), path);
+  return read_to_end(file.get(), static_cast<std::size_t>(info.st_size), path);
+}
+
 std::optional<SharedReadFile> SharedReadFile::open_if_exists(const std::filesystem::path& path) {
   Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0) {

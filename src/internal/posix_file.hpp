@@ -19,6 +19,11 @@ namespace agent_session::internal {
 // Any other failure throws std::system_error carrying its errno.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
+// As read_file_if_exists, for a regular file only: a FIFO, device or
+// directory throws std::system_error (EINVAL, EISDIR) without blocking or
+// reading (repair: a FIFO would block, /dev/zero would never end).
+std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& path);
+
 // A file open for reading, locked as read_file_if_exists locks it, for a
 // reader that takes it piece by piece rather than whole (the loader: its
 // peak memory, issue 6). The lock is held until destruction.
