@@ -89,6 +89,27 @@ TEST(Cli, OtherIoErrorsExitThree) {
   EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
 }
 
+TEST_F(CliFile, AFileNameFromOutsideNeverBreaksTheLineOrReachesTheTerminalRaw) {
+  // A newline, an escape sequence and a bidi override in a file name: the
+  // error stays one inert line; so does repair's report of its backup.
+  const fs::path odd = path("dx\x1b[31m\n5 messages\xe2\x80\xae");
+  fs::create_directories(odd);
+  for (const char* command : {"check", "stats", "canon"}) {
+    const CliRun r = run({command, odd.string()});
+    EXPECT_EQ(r.exit_code, cli::kIo) << command;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("dx\\x1b[31m\\n5 messages\\u202e"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  }
+  const fs::path torn = path("tx\x1b[31m\nq.jsonl");
+  write(torn, kUser + "\n{\"x");
+  const CliRun repaired = run({"repair", "--apply", torn.string()});
+  EXPECT_EQ(repaired.exit_code, cli::kOk) << repaired.err;
+  EXPECT_EQ(repaired.out.find('\x1b'), std::string::npos) << repaired.out;
+  EXPECT_NE(repaired.out.find("backup: " + path("tx\\x1b[31m\\nq.jsonl.bak-").string()), std::string::npos)
+      << repaired.out;
+}
+
 TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
   ASSERT_EQ(run({"append", file_.string()}, kUser + "\n").exit_code, cli::kOk);
   const CliRun bad = run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n{\"role\":\"tool\"}\n");

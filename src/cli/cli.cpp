@@ -107,11 +107,11 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
     return kInvalid;
   }
   if (!result.repaired) {
-    out << "nothing changed; `agent-session repair --apply " << file << "` backs the file up, then cuts it to "
+    out << "nothing changed; `agent-session repair --apply " << internal::terminal_line(file) << "` backs the file up, then cuts it to "
         << found.offset << " bytes, keeping the " << found.messages << " complete messages\n";
     return kInvalid;
   }
-  out << "backup: " << result.backup->string() << "\n"
+  out << "backup: " << internal::terminal_line(result.backup->string()) << "\n"
       << "repaired: cut to " << found.offset << " bytes; " << found.messages << " messages kept\n";
   return kOk;
 }
@@ -127,7 +127,8 @@ CLI::App* add_command(CLI::App& app, Options& options, const char* name, const c
 
 // Every failure is one line on standard error and its exit status.
 int reported(std::ostream& err, const std::exception& error, ExitCode status) {
-  err << "agent-session: " << error.what() << '\n';
+  // File names and system texts come from outside: one inert line, always.
+  err << "agent-session: " << internal::terminal_line(error.what()) << '\n';
   return status;
 }
 

@@ -180,8 +180,9 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
   }
   ScriptedClient model(replies, used);
   if (options.verbose) {
-    err << "session " << options.session << ": " << used << " assistant messages so far; next reply is line "
-        << used + 1 << " of " << replies.size() << " in " << options.script << '\n';
+    err << "session " << internal::terminal_line(options.session) << ": " << used
+        << " assistant messages so far; next reply is line " << used + 1 << " of " << replies.size() << " in "
+        << internal::terminal_line(options.script) << '\n';
   }
 
   AgentOptions agent{.prompt = options.prompt,

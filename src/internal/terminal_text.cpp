@@ -19,13 +19,15 @@ bool hidden_code_point(char32_t c) {
          (c >= 0x2066 && c <= 0x2069);
 }
 
-std::string terminal_safe(std::string_view text) {
+namespace {
+
+std::string escaped(std::string_view text, bool quotes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string shown;
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t n = c >= 0x80 ? utf8_sequence_length(text, i) : 1;
-    if (c == '"' || c == '\\') {
+    if (quotes && (c == '"' || c == '\\')) {
       shown += {'\\', static_cast<char>(c)};
     } else if (c == '\n') {
       shown += "\\n";
@@ -52,5 +54,11 @@ std::string terminal_safe(std::string_view text) {
   }
   return shown;
 }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) { return escaped(text, /*quotes=*/true); }
+
+std::string terminal_line(std::string_view text) { return escaped(text, /*quotes=*/false); }
 
 }  // namespace agent_session::internal

@@ -19,6 +19,11 @@ namespace agent_session::internal {
 // Everything else, printable ASCII and valid UTF-8, is kept as is.
 std::string terminal_safe(std::string_view text);
 
+// As terminal_safe, but `\` and `"` are kept: for a whole message that may
+// already hold escaped or quoted parts (an error line naming a file), so
+// that they are not escaped twice. Still one line, still inert.
+std::string terminal_line(std::string_view text);
+
 // Whether a terminal must not see the (valid, non-ASCII) code point `c`
 // raw: a C1 control, a bidi control, U+2028 or U+2029, as listed above.
 // For other escaping formats that must hide the same characters.
