@@ -214,7 +214,7 @@ void load(benchmark::State& state, Profile profile, std::size_t count, bool from
   per_message_counters(state, count);
 }
 
-// Growth by input shape (issue 13): one message whose tool input is an
+// Growth by input shape (linear loading, SPEC.md §2): one message whose tool input is an
 // object of n keys, or a value of about 10 n bytes, n = 1k, 10k, 100k; a
 // linear load keeps its bytes/s from n to 10n. `nlohmann_` shapes carry a
 // 25-digit integer that the fast path declines, so parse_json_line reads

@@ -123,7 +123,7 @@ TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
 
 TEST(Cli, AppendToStdinIsAUsageError) { EXPECT_EQ(run({"append", "-"}, kUser).exit_code, cli::kUsage); }
 
-// A usage error is one line on standard error (issue 13): no "Run with
+// A usage error is one line on standard error (SPEC.md §6): no "Run with
 // --help" second line, nothing on standard output, exit 2; argument bytes
 // that could break the line or act on a terminal are escaped.
 void expect_one_line_usage_error(const CliRun& r, const std::string& what) {

@@ -1,5 +1,5 @@
-// The demo tool read_file and its confinement to --root (SPEC.md §9.1,
-// issue 13 item 1): paths that go through missing parts, symlinks swapped
+// The demo tool read_file and its confinement to --root (SPEC.md §9.1):
+// paths that go through missing parts, symlinks swapped
 // mid-read, FIFOs, growing and procfs files, locked files. Every case runs
 // through the tool and through each resolver forced (openat2 and the
 // component walk), so both stay covered whatever the kernel.

@@ -1,4 +1,4 @@
-// Loading stays linear in the input's size, whatever its shape (issue 13):
+// Loading stays linear in the input's size, whatever its shape (SPEC.md §2):
 // every way a line is read (parse_json_line, the fast path's values and
 // messages, a line only nlohmann reads, ToolInput::value) on inputs of n
 // and 10n keys, bytes or containers. Nothing is timed: the cost is counted.

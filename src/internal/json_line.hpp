@@ -32,7 +32,7 @@ void put_in_javascript_order(Json& object);
 // keeps the position of its first occurrence and takes the last value,
 // and array-index keys come first. Both builders (parse_json_line's and
 // the fast path's) go through these two calls, which cost O(n log n) key
-// comparisons for an object of n members whatever its keys (issue 13):
+// comparisons for an object of n members whatever its keys (SPEC.md §2, linear loading):
 // Json's own operator[] searches the members one by one, n^2/2
 // comparisons for n distinct keys.
 //
