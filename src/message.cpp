@@ -1,6 +1,7 @@
 #include "agent_session/message.hpp"
 
-#include "internal/canonical_writer.hpp"
+#include "internal/canonical.hpp"
+#include "internal/discriminate.hpp"
 #include "internal/json_line.hpp"
 #include "internal/record.hpp"
 #include "internal/terminal_text.hpp"
@@ -9,132 +10,83 @@
 #include <utility>
 
 namespace agent_session {
-namespace {
+namespace internal {
 
-// Either the message or why the value is not one. One discriminator serves
-// both parse_session_message and describe_invalid_record, so the reasons
-// can never drift from the verdict. A reason names what was found (a
-// type, the role, which tool call): it is the detail after the spec's
-// "invalid session record at line N: " (SPEC.md §2).
-using Verdict = std::variant<Message, std::string>;
-
-// The longest role shown in a reason, in bytes: enough to recognise it,
-// short enough that a huge one cannot flood the line.
-constexpr std::size_t kShownRoleBytes = 64;
-
-// Copies from a const value, moves from an rvalue: the same code path for
-// the pure API and for the loader, which owns its parsed values.
-template <class J>
-auto take(J& value) -> std::conditional_t<std::is_const_v<J>, const Json&, Json&&> {
-  if constexpr (std::is_const_v<J>) {
-    return value;
-  } else {
-    return std::move(value);
+std::string found(std::optional<JsonKind> kind) {
+  if (!kind) return "it is missing";
+  switch (*kind) {
+    case JsonKind::null: return "found null";
+    case JsonKind::boolean: return "found a boolean";
+    case JsonKind::number: return "found a number";
+    case JsonKind::string: return "found a string";
+    case JsonKind::array: return "found an array";
+    case JsonKind::object: return "found an object";
   }
+  return "found a value";
 }
 
-template <class J>
-std::string take_string(J& value) {
-  if constexpr (std::is_const_v<J>) {
-    return value.template get_ref<const std::string&>();
-  } else {
-    return std::move(value.template get_ref<std::string&>());
-  }
-}
-
-// The member `key` of an object, or nullptr. Loaded objects never hold a
-// key twice (duplicates collapse, decisions §2), so the first match is it.
-template <class J>
-J* member(J& object, const char* key) {
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-// What a JSON value is, as a reason says it ("found an array").
-std::string found(const Json* value) {
-  if (value == nullptr) return "it is missing";
-  switch (value->type()) {
-    case Json::value_t::null: return "found null";
-    case Json::value_t::boolean: return "found a boolean";
-    case Json::value_t::string: return "found a string";
-    case Json::value_t::array: return "found an array";
-    case Json::value_t::object: return "found an object";
-    default: return "found a number";  // integer, unsigned, float (a binary value never comes from JSON text)
-  }
-}
-
-// The role, quoted and escaped for a terminal (it comes from the file), its
-// first kShownRoleBytes bytes when longer, never cut inside a character.
-std::string shown_role(const std::string& role) {
-  if (role.size() <= kShownRoleBytes) return "\"" + internal::terminal_safe(role) + "\"";
+std::string shown_role(std::string_view role) {
+  // Enough to recognise a role, short enough that a huge one cannot flood
+  // the line; never cut inside a character.
+  constexpr std::size_t kShownRoleBytes = 64;
+  if (role.size() <= kShownRoleBytes) return "\"" + terminal_safe(role) + "\"";
   std::size_t cut = kShownRoleBytes;
   while (cut > 0 && (static_cast<unsigned char>(role[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
-  return "\"" + internal::terminal_safe(std::string_view(role).substr(0, cut)) + "\"... (" +
-         std::to_string(role.size()) + " bytes)";
+  return "\"" + terminal_safe(role.substr(0, cut)) + "\"... (" + std::to_string(role.size()) + " bytes)";
 }
 
-// Why the `index`th (0-based) of `count` tool calls is not one, or "".
-// The position is spelled out only on failure: valid calls cost nothing.
-template <class J>
-std::string tool_call_problem(J& call, std::size_t index, std::size_t count) {
-  const auto which = [&] { return "tool call " + std::to_string(index + 1) + " of " + std::to_string(count); };
-  if (!call.is_object()) return which() + " must be an object: " + found(&call);
-  auto* id = member(call, "id");
-  if (id == nullptr || !id->is_string()) return which() + ": id must be a string: " + found(id);
-  auto* name = member(call, "name");
-  if (name == nullptr || !name->is_string()) return which() + ": name must be a string: " + found(name);
-  if (member(call, "input") == nullptr) return which() + " requires input";
-  return {};
-}
+}  // namespace internal
 
-// Every call is checked before any is taken, so a rejected value is left
-// untouched even when its strings would otherwise be moved out.
-template <class J>
-std::variant<std::vector<ToolCall>, std::string> discriminate_tool_calls(J* calls) {
-  if (calls == nullptr) return std::string("assistant requires toolCalls: it is missing ([] when it calls no tool)");
-  if (!calls->is_array()) return "toolCalls must be an array: " + found(calls);
-  for (std::size_t i = 0; i < calls->size(); ++i) {
-    std::string problem = tool_call_problem((*calls)[i], i, calls->size());
-    if (!problem.empty()) return problem;
-  }
-  std::vector<ToolCall> result;
-  result.reserve(calls->size());
-  for (auto& call : *calls) {
-    result.push_back(ToolCall{take_string(*member(call, "id")), take_string(*member(call, "name")),
-                              take(*member(call, "input"))});
-  }
-  return result;
-}
+namespace {
 
+// nlohmann's tree as discriminate() looks at it (discriminate.hpp). `J` is
+// `const Json` to copy strings and inputs out, `Json` to move them out (the
+// loader owns its parsed values).
 template <class J>
-Verdict discriminate(J& json) {
-  // The shared preconditions come first, for every role (chapter's table).
-  if (!json.is_object()) return "not a JSON object: " + found(&json);
-  auto* role = member(json, "role");
-  if (role == nullptr || !role->is_string()) return "role must be a string: " + found(role);
-  auto* content = member(json, "content");
-  if (content == nullptr || !content->is_string()) return "content must be a string: " + found(content);
-
-  const auto& role_name = role->template get_ref<const std::string&>();
-  if (role_name == "user") return UserMessage{take_string(*content)};
-  if (role_name == "assistant") {
-    auto calls = discriminate_tool_calls(member(json, "toolCalls"));
-    if (auto* reason = std::get_if<std::string>(&calls)) return std::move(*reason);
-    return AssistantMessage{take_string(*content),
-                            std::move(std::get<std::vector<ToolCall>>(calls))};
-  }
-  if (role_name == "tool") {
-    auto* call_id = member(json, "toolCallId");
-    if (call_id == nullptr || !call_id->is_string()) {
-      return "tool result requires a string toolCallId: " + found(call_id);
+struct JsonTree {
+  using V = J*;
+  static internal::JsonKind kind(V value) {
+    using internal::JsonKind;
+    switch (value->type()) {
+      case Json::value_t::null: return JsonKind::null;
+      case Json::value_t::boolean: return JsonKind::boolean;
+      case Json::value_t::string: return JsonKind::string;
+      case Json::value_t::array: return JsonKind::array;
+      case Json::value_t::object: return JsonKind::object;
+      default: return JsonKind::number;  // integer, unsigned, float (a binary value never comes from JSON text)
     }
-    auto* is_error = member(json, "isError");
-    if (is_error == nullptr || !is_error->is_boolean()) {
-      return "tool result requires a boolean isError: " + found(is_error);
-    }
-    return ToolResultMessage{take_string(*content), take_string(*call_id), is_error->template get<bool>()};
   }
-  return "unknown role " + shown_role(role_name) + ": a role is \"user\", \"assistant\" or \"tool\"";
+  // A loaded object never holds a key twice (repeated keys merge as they
+  // are read, SPEC.md §2), nor does one built in memory.
+  static std::optional<V> member(V object, const char* key) {
+    auto it = object->find(key);
+    if (it == object->end()) return std::nullopt;
+    return &*it;
+  }
+  static std::size_t size(V array) { return array->size(); }
+  static V item(V array, std::size_t i) { return &(*array)[i]; }
+  static std::string_view view(V string) { return string->template get_ref<const std::string&>(); }
+  static std::string text(V string) {
+    if constexpr (std::is_const_v<J>) {
+      return string->template get_ref<const std::string&>();
+    } else {
+      return std::move(string->template get_ref<std::string&>());
+    }
+  }
+  static bool flag(V boolean) { return boolean->template get<bool>(); }
+  static ToolInput input(V value) {
+    if constexpr (std::is_const_v<J>) {
+      return ToolInput(*value);
+    } else {
+      return ToolInput(std::move(*value));
+    }
+  }
+};
+
+template <class J>
+internal::Verdict discriminate_json(J& json) {
+  JsonTree<J> tree;
+  return internal::discriminate(tree, &json);
 }
 
 // The canonical text of a tool call's input, or nullopt when it has none.
@@ -148,7 +100,7 @@ std::optional<std::string> printed_input(const Json& value) {
   return text;
 }
 
-std::optional<Message> to_optional(Verdict&& verdict) {
+std::optional<Message> to_optional(internal::Verdict&& verdict) {
   if (auto* message = std::get_if<Message>(&verdict)) return std::move(*message);
   return std::nullopt;
 }
@@ -213,22 +165,22 @@ const char* role_of(const Message& message) noexcept {
 }
 
 std::optional<Message> parse_session_message(const Json& json) {
-  return to_optional(discriminate(json));
+  return to_optional(discriminate_json(json));
 }
 
 std::optional<Message> parse_session_message(Json&& json) {
-  return to_optional(discriminate(json));
+  return to_optional(discriminate_json(json));
 }
 
 std::optional<std::string> describe_invalid_record(const Json& json) {
-  auto verdict = discriminate(json);
+  auto verdict = discriminate_json(json);
   if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
   return std::nullopt;
 }
 
 namespace internal {
 
-std::variant<Message, std::string> discriminate_record(Json&& json) { return discriminate(json); }
+std::variant<Message, std::string> discriminate_record(Json&& json) { return discriminate_json(json); }
 
 }  // namespace internal
 

@@ -1,9 +1,8 @@
 // The session message model and its two pure operations: discriminating an
 // untrusted JSON value into a message, and printing a message canonically.
 //
-// Spec: the chapter's "The Discriminated Read of JSONL"; decisions.md §1
-// (the normalized form) and §4 (numbers and the canonical serialization).
-// SPEC.md restates both with the vectors that pin them.
+// Spec: SPEC.md §1 (the messages and their discrimination) and §3 (the
+// canonical serialization).
 //
 // Example:
 //   auto json = agent_session::Json::parse(R"({"role":"user","content":"hi"})");
@@ -13,7 +12,7 @@
 //   }
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "agent_session/json.hpp"
 
 #include <optional>
 #include <span>
@@ -25,30 +24,27 @@
 
 namespace agent_session {
 
-// Any JSON value. Ordered, because JavaScript keeps an object's non-index
-// keys in insertion order and the canonical form must print them so.
-// Values loaded by this library hold every number as a double (as in
-// JavaScript) and object keys in JavaScript's property order.
-using Json = nlohmann::ordered_json;
+// Json (json.hpp): values loaded by this library hold every number as a
+// double (as in JavaScript) and object keys in JavaScript's property order.
 
 namespace internal {
 struct ToolInputAccess;
 }
 
 // A tool call's `input`: any JSON value, `null` included, held as its
-// canonical JSON text (decisions §4), printed the moment it is built.
+// canonical JSON text (SPEC.md §3), printed the moment it is built.
 //
-// Why text: the session layer never looks inside an input (decisions §1
+// Why text: the session layer never looks inside an input (SPEC.md §1
 // keeps it whole), but it prints and measures it on every estimate and
 // trim. Held as canonical UTF-8 text, an input is measured by counting
 // its UTF-16 code units and printed by copying bytes, with no tree walk and
-// no number formatting (issue 6), and it takes less memory than a tree.
+// no number formatting, and it takes less memory than a tree.
 //
 // An input that cannot be printed (a string that is not valid UTF-8, a
 // non-finite number, a binary value, nesting past the limit: 509 levels of
 // its own, as the message, toolCalls and the call take 3 of the 512) is kept as
 // the given value instead, and printing its message throws
-// SerializationError then, as decisions §5 asks (the estimate names the
+// SerializationError then, as SPEC.md §4 asks (the estimate names the
 // message's index), not here.
 //
 // Example:
@@ -138,7 +134,7 @@ const char* role_of(const Message& message) noexcept;
 // Discriminates one parsed JSON value into a message, or nullopt when it is
 // not one. Pure; never throws (except std::bad_alloc).
 //
-// Order (chapter's discrimination table): the shared preconditions first
+// Order (SPEC.md §1.1): the shared preconditions first
 // (an object, a string `role`, a string `content`), then dispatch on role:
 //   "user"      -> valid;
 //   "assistant" -> `toolCalls` must be an array whose every item is an
@@ -146,7 +142,7 @@ const char* role_of(const Message& message) noexcept;
 //                  `input` key (any value);
 //   "tool"      -> a string `toolCallId` and a boolean `isError`.
 // Anything else, unknown roles included, is nullopt. Fields not listed are
-// dropped, at the top level and inside each tool call (decisions §1);
+// dropped, at the top level and inside each tool call (SPEC.md §1);
 // `input` is kept whole.
 std::optional<Message> parse_session_message(const Json& json);
 
@@ -161,13 +157,13 @@ std::optional<std::string> describe_invalid_record(const Json& json);
 
 // Thrown when a message built in memory cannot be printed as JSON: a string
 // that is not valid UTF-8, a non-finite number, a binary value, or `input`
-// nesting past the 512-level limit (decisions §3, §5).
+// nesting past the 512-level limit (SPEC.md §2.1, §4).
 class SerializationError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
 
-// The canonical serialization of `message` (decisions §4), without a
+// The canonical serialization of `message` (SPEC.md §3), without a
 // trailing newline: byte for byte what JavaScript's `JSON.stringify` prints
 // for the normalized message. Returns UTF-8 bytes.
 // Throws SerializationError (see above).

@@ -1,118 +1,23 @@
 #include "internal/json_line.hpp"
 
-#include "internal/canonical_writer.hpp"
+#include "internal/js_object.hpp"
 #include "internal/terminal_text.hpp"
-#include "internal/utf8.hpp"
 
-#include <algorithm>
-#include <numeric>
 #include <utility>
 #include <vector>
 
 namespace agent_session::internal {
 namespace {
-using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map's base
-
-Members& members_of(Json& object) { return static_cast<Members&>(*object.get_ptr<Json::object_t*>()); }
-
-// Up to this many members, a new key is compared with each one before it
-// (tool inputs have a handful of keys); past it, keys are appended and
-// finish_object merges the repeated ones by sorting, once.
-constexpr std::size_t kFewMembers = 16;
-
-thread_local std::uint64_t key_comparisons = 0;
-
-// Merges each repeated key into its first occurrence, which takes the last
-// occurrence's value; the order of the members kept is unchanged.
-void merge_repeated_keys(Members& members) {
-  std::uint64_t comparisons = 0;
-  std::vector<std::size_t> order(members.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  // By key, then by position: each key's occurrences end up together, first to last.
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    ++comparisons;
-    const int by_key = members[a].first.compare(members[b].first);
-    return by_key < 0 || (by_key == 0 && a < b);
-  });
-  const auto same_key = [&](std::size_t a, std::size_t b) {
-    ++comparisons;
-    return members[a].first == members[b].first;
-  };
-  std::vector<bool> dropped(members.size(), false);
-  std::size_t dropped_count = 0;
-  for (std::size_t run = 0; run < order.size();) {
-    std::size_t end = run + 1;
-    while (end < order.size() && same_key(order[end], order[run])) ++end;
-    if (end - run > 1) {
-      members[order[run]].second = std::move(members[order[end - 1]].second);
-      for (std::size_t i = run + 1; i < end; ++i) dropped[order[i]] = true;
-      dropped_count += end - run - 1;
-    }
-    run = end;
-  }
-  key_comparisons += comparisons;
-  if (dropped_count == 0) return;
-  // Keys are const in a member: the kept ones are copied into a new list.
-  Members merged;
-  merged.reserve(members.size() - dropped_count);
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (!dropped[i]) merged.emplace_back(members[i].first, std::move(members[i].second));
-  }
-  members.swap(merged);
-}
-
-}  // namespace
-
-Json& object_member_slot(Json& object, std::string_view key) {
-  auto& members = members_of(object);
-  if (members.size() < kFewMembers) {
-    for (auto& member : members) {
-      ++key_comparisons;
-      if (member.first == key) return member.second;  // the caller overwrites: the last value wins
-    }
-  }
-  return members.emplace_back(std::string(key), Json()).second;
-}
-
-void finish_object(Json& object) {
-  auto& members = members_of(object);
-  if (members.size() > kFewMembers) merge_repeated_keys(members);
-  put_in_javascript_order(object);
-}
-
-std::uint64_t object_key_comparisons() noexcept { return key_comparisons; }
-void add_key_comparisons(std::uint64_t comparisons) noexcept { key_comparisons += comparisons; }
-
-// Rebuilding is needed only for the rare object that holds an index key.
-void put_in_javascript_order(Json& object) {
-  auto& members = members_of(object);
-  const auto is_index = [](const auto& member) { return is_array_index(member.first); };
-  if (std::none_of(members.begin(), members.end(), is_index)) return;
-  std::vector<std::pair<unsigned long, std::size_t>> index_positions;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (is_index(members[i])) index_positions.emplace_back(std::stoul(members[i].first), i);
-  }
-  std::sort(index_positions.begin(), index_positions.end());
-  Members ordered;
-  ordered.reserve(members.size());
-  for (const auto& [index, i] : index_positions) ordered.emplace_back(members[i].first, std::move(members[i].second));
-  for (auto& member : members) {
-    if (!is_index(member)) ordered.emplace_back(member.first, std::move(member.second));
-  }
-  members.swap(ordered);
-}
-
-namespace {
 
 // Builds the DOM from nlohmann's SAX events, applying the JavaScript and
-// decisions §3 rules the lexer alone does not.
+// SPEC.md §2.1 rules the lexer alone does not.
 class DomBuilder : public nlohmann::json_sax<Json> {
  public:
   explicit DomBuilder(std::string_view line) : line_(line) {}
 
   bool null() override { return place(Json(nullptr)); }
   bool boolean(bool value) override { return place(Json(value)); }
-  // Every JSON number is a double, as in JavaScript (decisions §4).
+  // Every JSON number is a double, as in JavaScript (SPEC.md §3).
   bool number_integer(number_integer_t value) override { return place(Json(static_cast<double>(value))); }
   bool number_unsigned(number_unsigned_t value) override { return place(Json(static_cast<double>(value))); }
   bool number_float(number_float_t value, const string_t&) override { return place(Json(value)); }
@@ -138,7 +43,7 @@ class DomBuilder : public nlohmann::json_sax<Json> {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& error) override {
+  bool parse_error(std::size_t position, const std::string&, const Json::exception& error) override {
     error_ = describe(position, error.what());
     return false;
   }
@@ -244,43 +149,6 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
     return std::move(builder.error());
   }
   return std::move(builder.root());
-}
-
-namespace {
-
-// The length of the one UTF-8 character `bytes` starts with when it is
-// valid and a terminal may show it raw (terminal_text.hpp); 0 otherwise.
-std::size_t shown_character(std::string_view bytes) {
-  const auto lead = static_cast<unsigned char>(bytes[0]);
-  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-  if (length == 0 || valid_utf8_prefix(bytes.substr(0, length)) != length) return 0;
-  char32_t c = lead & (0x7F >> length);
-  for (std::size_t i = 1; i < length; ++i) c = (c << 6) | (static_cast<unsigned char>(bytes[i]) & 0x3F);
-  return hidden_code_point(c) ? 0 : length;
-}
-
-}  // namespace
-
-std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
-  std::string out;
-  std::size_t i = 0;
-  while (i < bytes.size() && out.size() < limit) {
-    const auto c = static_cast<unsigned char>(bytes[i]);
-    const std::size_t shown = c >= 0x80 ? shown_character(bytes.substr(i)) : 0;
-    if (c >= 0x20 && c < 0x7F) {
-      out.push_back(static_cast<char>(c));
-      ++i;
-    } else if (shown > 0) {
-      out.append(bytes.substr(i, shown));
-      i += shown;
-    } else {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
-      ++i;
-    }
-  }
-  if (i < bytes.size()) out += "...";
-  return out;
 }
 
 }  // namespace agent_session::internal

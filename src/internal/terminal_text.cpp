@@ -61,4 +61,28 @@ std::string terminal_safe(std::string_view text) { return escaped(text, /*quotes
 
 std::string terminal_line(std::string_view text) { return escaped(text, /*quotes=*/false); }
 
+std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < bytes.size() && out.size() < limit) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    // A valid non-ASCII character is shown raw unless a terminal must not see it.
+    std::size_t shown = c >= 0x80 ? utf8_sequence_length(bytes, i) : 0;
+    if (shown > 0 && hidden_code_point(decode(bytes.substr(i, shown)))) shown = 0;
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (shown > 0) {
+      out.append(bytes.substr(i, shown));
+      i += shown;
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+      ++i;
+    }
+  }
+  if (i < bytes.size()) out += "...";
+  return out;
+}
+
 }  // namespace agent_session::internal

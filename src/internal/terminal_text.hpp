@@ -29,4 +29,10 @@ std::string terminal_line(std::string_view text);
 // For other escaping formats that must hide the same characters.
 bool hidden_code_point(char32_t c);
 
+// `bytes` made safe to quote in a one-line error: printable ASCII and valid
+// UTF-8 stay, everything else becomes `\xNN`, and so do the characters a
+// terminal must not see raw (hidden_code_point); cut to about `limit`
+// bytes, with "..." when cut.
+std::string printable_excerpt(std::string_view bytes, std::size_t limit);
+
 }  // namespace agent_session::internal

@@ -1,7 +1,8 @@
-#include "internal/canonical_element.hpp"
+#include "fast/canonical_element.hpp"
 
-#include "internal/canonical_writer.hpp"
-#include "internal/json_line.hpp"
+#include "fast/js_number.hpp"
+#include "internal/canonical.hpp"
+#include "internal/js_object.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +10,11 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::fast {
 namespace {
+
+using internal::append_json_string;
+using internal::is_array_index;
 
 namespace dom = simdjson::dom;
 
@@ -49,7 +53,7 @@ bool has_index_or_repeated_key(dom::object object) {
     ++comparisons;
     return a == b;
   }) != keys.end();
-  add_key_comparisons(comparisons);
+  internal::add_key_comparisons(comparisons);
   return repeated;
 }
 
@@ -68,7 +72,7 @@ bool append_object(TextBuffer& out, dom::object object) {
   return true;
 }
 
-// Every JSON number is a double (decisions §4), an integer rounded to one
+// Every JSON number is a double (SPEC.md §3), an integer rounded to one
 // as parse_json_line rounds it. Numbers are printed in place (simdjson read
 // them finite); an integer token skips the tests a double needs to find
 // out it is an integer. False, printing nothing, for any other element.
@@ -118,4 +122,4 @@ bool append_canonical_element(TextBuffer& out, dom::element element) {
   return false;  // a type simdjson does not have today: the Json route decides
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::fast

@@ -1,0 +1,40 @@
+#include "fast/fast_path.hpp"
+
+#include "fast/simd_line_parser.hpp"
+#include "fast/utf8_kernels.hpp"
+#include "internal/canonical.hpp"
+#include "internal/units.hpp"
+
+namespace agent_session::fast {
+namespace {
+
+// The canonical writer's sink (internal/canonical.hpp) that only counts
+// the UTF-16 code units the line would be.
+struct Utf16CountSink {
+  std::uint64_t units = 0;
+  void ascii(std::string_view text) { units += text.size(); }
+  void utf8(std::string_view text) { units += utf16_length(text); }
+  void string(std::string_view text) {
+    const std::uint64_t literal = json_string_units_or_zero(text);
+    if (literal == 0) throw SerializationError("string is not valid UTF-8");
+    units += literal;
+  }
+};
+
+}  // namespace
+
+std::uint64_t measure(const Message& message) {
+  Utf16CountSink sink;
+  internal::write_message(sink, message);
+  return sink.units;
+}
+
+std::uint64_t estimate_context_chars(std::span<const Message> messages) {
+  std::uint64_t chars = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) chars += internal::message_chars(messages, i, measure);
+  return chars;
+}
+
+std::unique_ptr<internal::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
+
+}  // namespace agent_session::fast

@@ -1,0 +1,41 @@
+// JavaScript's object rules (SPEC.md §2, §3), written once for every
+// builder of objects (the line parser's and the fast path's): a repeated
+// key keeps the position of its first occurrence and takes the last value;
+// array-index keys come first, ascending, then the others in insertion
+// order.
+#pragma once
+
+#include "agent_session/json.hpp"
+
+#include <cstdint>
+#include <string_view>
+
+namespace agent_session::internal {
+
+// True for the canonical decimal form of an integer 0..4294967294
+// (`"0"`, `"7"`; not `"01"`, `"-1"`, `"4294967295"`): the keys JavaScript
+// orders first, ascending.
+bool is_array_index(std::string_view key) noexcept;
+
+// The slot for the value of the member `key` of `object`, an object being
+// built, which the caller then assigns (before adding the next member).
+// With finish_object, building an object of n members costs O(n log n)
+// key comparisons whatever its keys (SPEC.md §2: loading is linear), where
+// Json's own operator[] searches the members one by one.
+Json& object_member_slot(Json& object, std::string_view key);
+
+// Completes an object built with object_member_slot: merges the repeated
+// keys it has not merged yet, then puts it in JavaScript's order.
+void finish_object(Json& object);
+
+// Puts `object`'s members in JavaScript's property order.
+void put_in_javascript_order(Json& object);
+
+// The key comparisons the calls above have made on this thread since it
+// started (add_key_comparisons adds other key checks of the loader): a
+// deterministic measure of their work, by which tests check that loading
+// stays linear without timing anything.
+std::uint64_t object_key_comparisons() noexcept;
+void add_key_comparisons(std::uint64_t comparisons) noexcept;
+
+}  // namespace agent_session::internal

@@ -1,0 +1,50 @@
+// The line reader under every load (SPEC.md §2): reads bytes a piece at a
+// time and hands out their lines, numbered physically, so that a file is
+// never held whole beside its messages and an endless line costs bounded
+// memory.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agent_session::internal {
+
+class LineReader {
+ public:
+  // Reads up to `size` bytes into `buffer`, returns how many; 0 only at the
+  // end of the input. May throw (a read error).
+  using ReadSome = std::function<std::size_t(char* buffer, std::size_t size)>;
+
+  struct Line {
+    std::string_view text;       // without its `\n`; valid until the next call
+    std::size_t number;          // 1-based, physical: empty lines count
+    bool terminated;             // false for a last line without `\n`
+    std::size_t readable_after;  // bytes past text's end that may be read
+  };
+
+  // `read_ahead`: bytes kept readable past every line's end, for a parser
+  // that reads a little past its input.
+  LineReader(ReadSome read_some, std::size_t read_ahead);
+
+  // The next line, empty ones included, or nullopt at the end. Nothing
+  // follows the last `\n` of an input but the end: "a\n" is one line.
+  // Throws LineTooLong (session.hpp) after reading kMaxLineBytes + 1
+  // bytes of one line.
+  std::optional<Line> next();
+
+ private:
+  ReadSome read_some_;
+  std::size_t read_ahead_;
+  std::string buffer_;        // capacity bytes, then read_ahead_ readable bytes
+  std::size_t capacity_ = 0;  // bytes the buffer holds for input
+  std::size_t begin_ = 0;     // where the next line starts
+  std::size_t end_ = 0;       // end of the bytes read
+  std::size_t scanned_ = 0;   // bytes from begin_ known to hold no `\n`
+  std::size_t number_ = 0;
+  bool at_end_ = false;
+};
+
+}  // namespace agent_session::internal

@@ -1,0 +1,21 @@
+// The reference versions of the operations the fast path may take over
+// (src/seam.cpp chooses). Each is SPEC.md's algorithm as written; the
+// fast path's must give the same answers and throw the same errors.
+#pragma once
+
+#include "agent_session/message.hpp"
+
+#include <cstdint>
+#include <span>
+
+namespace agent_session::reference {
+
+// SPEC.md §4: the sum of L(canonical(m)) + 1, each line printed then
+// measured.
+std::uint64_t estimate_context_chars(std::span<const Message> messages);
+
+// SPEC.md §5: declaring assistants in one forward pass, then the units
+// packed newest first, measuring each message the packing reaches.
+std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+}  // namespace agent_session::reference
