@@ -5,9 +5,6 @@
 #include "agent_session/session_object.hpp"
 
 #include "internal/utf8.hpp"
-#include "internal/json_line.hpp"
-#include "internal/posix_file.hpp"
-#include "internal/record.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -22,7 +19,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 // `text` with each byte that does not start a valid UTF-8 sequence replaced
 // by U+FFFD: a tool's bytes come from anywhere (a binary file, an errno
-// text), but the record must stay serializable (decisions §3).
+// text), but the record must stay serializable (SPEC.md §2.1).
 std::string valid_utf8(std::string text) {
   std::string_view rest = text;
   std::size_t valid = internal::valid_utf8_prefix(rest);
@@ -105,36 +102,32 @@ AgentResult run_agent(const AgentOptions& options) {
 }
 
 std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
-  std::optional<std::string> bytes;
+  // A script is read by the session loader: the same lines, limits and
+  // errors, only worded for a script. But a missing script is an error,
+  // never an empty one.
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) {
+    throw std::system_error(ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory),
+                            "cannot read script " + path.string());
+  }
+  NumberedSession script;
   try {
-    bytes = internal::read_file_if_exists(path);
+    script = load_numbered_session(path);
+  } catch (const SessionError& error) {
+    // "invalid session JSON at line N: detail" becomes "script P line N: not JSON: detail".
+    const std::string_view what = error.what();
+    const std::size_t detail = what.find(": ");
+    throw ScriptError("script " + path.string() + " line " + std::to_string(error.line()) + ": " +
+                      (error.kind() == SessionErrorKind::invalid_json ? "not JSON" : "not a message") +
+                      std::string(detail == std::string_view::npos ? std::string_view() : what.substr(detail)));
   } catch (const std::system_error& error) {
     throw std::system_error(error.code(), "cannot read script " + path.string());
   }
-  if (!bytes) {
-    throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory),
-                            "cannot read script " + path.string());
-  }
   std::vector<AssistantMessage> replies;
-  const std::string_view text = *bytes;
-  std::size_t line_number = 0;
-  for (std::size_t start = 0; start < text.size();) {
-    ++line_number;
-    const std::size_t newline = text.find('\n', start);
-    const std::size_t end = newline == std::string_view::npos ? text.size() : newline;
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.empty()) continue;  // as in a session (decisions §2)
-    const std::string where = "script " + path.string() + " line " + std::to_string(line_number) + ": ";
-    auto parsed = internal::parse_json_line(line);
-    if (auto* detail = std::get_if<std::string>(&parsed)) throw ScriptError(where + "not JSON: " + *detail);
-    auto verdict = internal::discriminate_record(std::move(std::get<Json>(parsed)));
-    if (auto* reason = std::get_if<std::string>(&verdict)) {
-      throw ScriptError(where + "not a message: " + std::string(*reason));
-    }
-    auto* reply = std::get_if<AssistantMessage>(&std::get<Message>(verdict));
+  for (std::size_t i = 0; i < script.messages.size(); ++i) {
+    auto* reply = std::get_if<AssistantMessage>(&script.messages[i]);
     if (reply == nullptr) {
-      throw ScriptError(where + "a " + role_of(std::get<Message>(verdict)) +
+      throw ScriptError("script " + path.string() + " line " + std::to_string(script.lines[i]) + ": a " +
+                        role_of(script.messages[i]) +
                         " message, not an assistant message (a script holds only the model's replies)");
     }
     replies.push_back(std::move(*reply));

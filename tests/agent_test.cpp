@@ -420,6 +420,14 @@ TEST_F(AgentDir, AMissingScriptIsAnIoErrorNotAnEmptyScript) {
   EXPECT_NE(std::string(error.what()).find("script"), std::string::npos) << error.what();
 }
 
+// A script is read by the session loader, with its line limit: an endless
+// one (/dev/zero) is an error after a bounded read, not all of memory.
+TEST(LoadScript, AnEndlessScriptStopsAtTheSessionLineLimit) {
+  const auto error = thrown<std::system_error>([] { load_script("/dev/zero"); });
+  EXPECT_EQ(error.code(), std::errc::file_too_large) << error.what();
+  EXPECT_NE(std::string(error.what()).find("cannot read script /dev/zero"), std::string::npos) << error.what();
+}
+
 TEST(ScriptedClient, TheScriptPositionIsTheNumberOfAssistantMessages) {
   const std::vector<Message> history = {user("a"), answer("b"), result("c", "x"), calling({call("x", "t")}),
                                         user("d")};
