@@ -1,7 +1,7 @@
 // Side by side: the C++ suite and the chapter's JavaScript, on the same
 // history files, in the same run. Run through bench/compare-js.
 //
-//   node --expose-gc bench/compare.mjs BENCH_BINARY HISTORY_DIR [--quick] [--cap-seconds=N]
+//   node --expose-gc bench/compare.mjs BENCH_BINARY HISTORY_DIR [--quick] [--cap-seconds=N] [--reference]
 //
 // 1. the C++ binary writes the deterministic histories (JSONL) to
 //    HISTORY_DIR, then runs its workloads on them (medians of repetitions);
@@ -10,7 +10,10 @@
 //    scan and its packing loop, which re-estimates unit ∪ kept at every
 //    step (quadratic); loadSession = readFile + split + JSON.parse +
 //    parseSessionMessage;
-// 3. prints every ratio and checks the targets of issue 6.
+// 3. prints every ratio and checks the targets of bench/RESULTS.md.
+// --reference: BENCH_BINARY is a reference build (AGENT_SESSION_FAST=OFF);
+// its figures are informative, and only the linearity targets (the trim's
+// time per message at the large size within 2x of the small one) must hold.
 // The JavaScript answers must equal the C++ ones (estimates, kept counts,
 // loaded counts), or the comparison is void and the script exits 1.
 import { spawnSync } from "node:child_process";
@@ -19,10 +22,11 @@ import { join } from "node:path";
 
 const [binary, dir, ...flags] = process.argv.slice(2);
 if (!binary || !dir) {
-  console.error("usage: compare.mjs BENCH_BINARY HISTORY_DIR [--quick] [--cap-seconds=N]");
+  console.error("usage: compare.mjs BENCH_BINARY HISTORY_DIR [--quick] [--cap-seconds=N] [--reference]");
   process.exit(2);
 }
 const quick = flags.includes("--quick");
+const referenceBuild = flags.includes("--reference");
 const capSeconds = Number((flags.find((f) => f.startsWith("--cap-seconds=")) ?? "=20").split("=")[1]);
 
 // Workload sizes (messages). Quick mode keeps every run small.
@@ -212,9 +216,11 @@ function cppCpuSeconds(b) {
 
 const failures = [];
 const rows = [];
-function check(description, ok, detail) {
-  rows.push({ target: description, result: detail, met: ok ? "yes" : "NO" });
-  if (!ok) failures.push(description);
+// A target a reference build need not meet is reported, not required.
+function check(description, ok, detail, { linearity = false } = {}) {
+  const required = !referenceBuild || linearity;
+  rows.push({ target: description, result: detail, met: ok ? "yes" : required ? "NO" : "no (informative)" });
+  if (!ok && required) failures.push(description);
 }
 function sameAnswer(what, js, cpp) {
   if (js !== cpp) throw new Error(`${what}: JavaScript says ${js}, C++ says ${cpp}: the comparison is void`);
@@ -233,6 +239,10 @@ const written = spawnSync(binary, [`--write_histories=${dir}`, `--history_sizes=
 if (written.status !== 0) throw new Error("cannot write the histories");
 
 const cpp = runCpp();
+const builtFast = cpp.context.agent_session_fast;
+if (builtFast !== (referenceBuild ? "0" : "1")) {
+  throw new Error(`the C++ suite reports agent_session_fast=${builtFast}, but this run ${referenceBuild ? "is" : "is not"} --reference`);
+}
 const cppRun = (name) => {
   const b = cpp.medians.get(name);
   if (!b) throw new Error(`no C++ median for ${name}`);
@@ -305,6 +315,7 @@ for (const profile of profiles) {
       `trim/${profile} budget:${budget}: per message at ${sizes.trimLarge} within 2x of ${sizes.trimSmall}`,
       large <= 2 * small,
       `${(large * 1e9).toFixed(1)} ns vs ${(small * 1e9).toFixed(1)} ns (${(large / small).toFixed(2)}x)`,
+      { linearity: true },
     );
   }
 }
@@ -333,7 +344,7 @@ for (const profile of profiles) {
 
 console.log(`\n== Side by side (wall-time medians; ratio = JavaScript / C++; cpu ratio: the same with CPU time)\n`);
 console.table(table);
-console.log(`\n== Targets (issue 6)\n`);
+console.log(`\n== Targets${referenceBuild ? " (reference build: only linearity required)" : ""}\n`);
 console.table(rows);
 console.log(
   `\nC++: ${cpp.context.host_name}, ${cpp.context.num_cpus} CPUs @ ${cpp.context.mhz_per_cpu} MHz, ` +
@@ -343,4 +354,4 @@ if (failures.length) {
   console.log(`\n${failures.length} target(s) not met.`);
   process.exit(3);
 }
-console.log("\nEvery target met.");
+console.log(referenceBuild ? "\nEvery required (linearity) target met." : "\nEvery target met.");

@@ -29,6 +29,8 @@ class Random {
   std::uint64_t state_;
 };
 
+}  // namespace
+
 void append_utf8(std::string& out, char32_t code_point) {
   if (code_point < 0x80) {
     out.push_back(static_cast<char>(code_point));
@@ -46,6 +48,8 @@ void append_utf8(std::string& out, char32_t code_point) {
     out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
   }
 }
+
+namespace {
 
 constexpr std::string_view kWords[] = {
     "the",     "session", "file",    "records", "every",   "message", "tool",    "result",  "assistant",
@@ -205,6 +209,13 @@ void append_round(std::vector<Message>& history, std::size_t count, Profile prof
 }
 
 }  // namespace
+
+std::string profile_text(Profile profile, std::size_t bytes, std::uint64_t seed) {
+  Random random(seed);
+  std::string out;
+  text(out, profile, random, bytes);
+  return out;
+}
 
 std::string_view profile_name(Profile profile) {
   switch (profile) {
