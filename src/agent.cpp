@@ -4,7 +4,7 @@
 #include "agent_session/session.hpp"
 #include "agent_session/session_object.hpp"
 
-#include "internal/utf8.hpp"
+#include "agent_session/text.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -22,7 +22,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 // text), but the record must stay serializable (SPEC.md §2.1).
 std::string valid_utf8(std::string text) {
   std::string_view rest = text;
-  std::size_t valid = internal::valid_utf8_prefix(rest);
+  std::size_t valid = valid_utf8_prefix(rest);
   if (valid == rest.size()) return text;  // the common case: no copy
   std::string out;
   out.reserve(text.size() + 8);
@@ -31,7 +31,7 @@ std::string valid_utf8(std::string text) {
     if (valid == rest.size()) return out;
     out.append(kReplacement);
     rest.remove_prefix(valid + 1);
-    valid = internal::valid_utf8_prefix(rest);
+    valid = valid_utf8_prefix(rest);
   }
 }
 

@@ -4,7 +4,7 @@
 #include "internal/discriminate.hpp"
 #include "internal/json_line.hpp"
 #include "internal/record.hpp"
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <type_traits>
 #include <utility>

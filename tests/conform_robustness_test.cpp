@@ -5,7 +5,7 @@
 #include "cli/conform.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/vector_files.hpp"
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -70,20 +70,20 @@ const std::string kHostile =
     "m\xe2\x80\x8fn\xff\xc0\x80o\xed\xa0\x80p\xe2\x80";
 
 TEST(TerminalSafe, EscapesControlsBidiSeparatorsAndInvalidUtf8AndNothingElse) {
-  EXPECT_EQ(internal::terminal_safe(kHostile),
+  EXPECT_EQ(terminal_safe(kHostile),
             R"(a\nb\rc\td\x1b[31me\x07f\x7fg\u009b1mh\u0085i\u202ej\u2066k\u2028l\u061cm\u200fn\xff\xc0\x80o)"
             R"(\xed\xa0\x80p\xe2\x80)");
-  EXPECT_EQ(unsafe_for_a_terminal(internal::terminal_safe(kHostile) + "\n"), "");
+  EXPECT_EQ(unsafe_for_a_terminal(terminal_safe(kHostile) + "\n"), "");
   // Backslashes and quotes are escaped, so an escape in the text cannot
   // pass for one the runner wrote; printable text and UTF-8 stay as is.
-  EXPECT_EQ(internal::terminal_safe(R"(\n "q")"), R"(\\n \"q\")");
-  EXPECT_EQ(internal::terminal_safe("caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa"),
+  EXPECT_EQ(terminal_safe(R"(\n "q")"), R"(\\n \"q\")");
+  EXPECT_EQ(terminal_safe("caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa"),
             "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa");
   // The boundaries of each escaped range.
-  EXPECT_EQ(internal::terminal_safe("\x1f \x20 \x7e \x7f \xc2\x80 \xc2\x9f \xc2\xa0"), R"(\x1f   ~ \x7f \u0080 \u009f )"
+  EXPECT_EQ(terminal_safe("\x1f \x20 \x7e \x7f \xc2\x80 \xc2\x9f \xc2\xa0"), R"(\x1f   ~ \x7f \u0080 \u009f )"
                                                                                "\xc2\xa0");
-  EXPECT_EQ(internal::terminal_safe("\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xae\xe2\x80\xaf"), "\xe2\x80\xa7\\u2028\\u202e\xe2\x80\xaf");
-  EXPECT_EQ(internal::terminal_safe("\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa"), "\xe2\x81\xa5\\u2066\\u2069\xe2\x81\xaa");
+  EXPECT_EQ(terminal_safe("\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xae\xe2\x80\xaf"), "\xe2\x80\xa7\\u2028\\u202e\xe2\x80\xaf");
+  EXPECT_EQ(terminal_safe("\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa"), "\xe2\x81\xa5\\u2066\\u2069\xe2\x81\xaa");
 }
 
 TEST_F(FakeVectors, AVectorNameCannotForgeTheSummaryOrSendEscapes) {

@@ -7,7 +7,7 @@
 #include "cli/conform.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -50,7 +50,7 @@ std::span<const Message> trim(const NumberedSession& session, std::uint64_t budg
 std::uint64_t parse_budget(const std::string& text) {
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not \"" +
-                     internal::terminal_safe(text) + "\"");
+                     terminal_safe(text) + "\"");
   }
   std::uint64_t value = 0;
   for (const char c : text) {
@@ -107,11 +107,11 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
     return kInvalid;
   }
   if (!result.repaired) {
-    out << "nothing changed; `agent-session repair --apply " << internal::terminal_line(file) << "` backs the file up, then cuts it to "
+    out << "nothing changed; `agent-session repair --apply " << terminal_line(file) << "` backs the file up, then cuts it to "
         << found.offset << " bytes, keeping the " << found.messages << " complete messages\n";
     return kInvalid;
   }
-  out << "backup: " << internal::terminal_line(result.backup->string()) << "\n"
+  out << "backup: " << terminal_line(result.backup->string()) << "\n"
       << "repaired: cut to " << found.offset << " bytes; " << found.messages << " messages kept\n";
   return kOk;
 }
@@ -128,7 +128,7 @@ CLI::App* add_command(CLI::App& app, Options& options, const char* name, const c
 // Every failure is one line on standard error and its exit status.
 int reported(std::ostream& err, const std::exception& error, ExitCode status) {
   // File names and system texts come from outside: one inert line, always.
-  err << "agent-session: " << internal::terminal_line(error.what()) << '\n';
+  err << "agent-session: " << terminal_line(error.what()) << '\n';
   return status;
 }
 
@@ -145,11 +145,11 @@ void check_command_name(const CLI::App& app, const std::vector<std::string>& arg
   const std::string& first = args.front();
   const bool option = !first.empty() && first.front() == '-';
   if (option && first != "-h" && first != "--help" && first != "--version") {
-    throw UsageError("unknown option \"" + internal::terminal_safe(first) +
+    throw UsageError("unknown option \"" + terminal_safe(first) +
                      "\": before the command only --help and --version are options (agent-session --help)");
   }
   if (!option && std::find(names.begin(), names.end(), first) == names.end()) {
-    throw UsageError("unknown command \"" + internal::terminal_safe(first) + "\": the commands are " + commands);
+    throw UsageError("unknown command \"" + terminal_safe(first) + "\": the commands are " + commands);
   }
 }
 
@@ -220,7 +220,7 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
     // bytes escaped: they come from the caller and may hold anything.
     const std::vector<CLI::App*> chosen = app.get_subcommands();
     const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name() + ": ";
-    throw UsageError(command + internal::terminal_safe(error.what()) + " (agent-session " +
+    throw UsageError(command + terminal_safe(error.what()) + " (agent-session " +
                      (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
   }
 

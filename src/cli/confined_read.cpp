@@ -1,6 +1,6 @@
 #include "cli/confined_read.hpp"
 
-#include "internal/utf8.hpp"
+#include "agent_session/text.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -231,7 +231,7 @@ std::string read_confined(const fs::path& root, const std::string& relative, Res
   }
   if (total > kMaxReadBytes) refuse(relative + " is larger than " + std::to_string(kMaxReadBytes) + " bytes");
   bytes.resize(total);
-  if (internal::valid_utf8_prefix(bytes) != bytes.size()) refuse(relative + " is not UTF-8 text");
+  if (valid_utf8_prefix(bytes) != bytes.size()) refuse(relative + " is not UTF-8 text");
   return bytes;
 }
 

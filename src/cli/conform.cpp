@@ -5,7 +5,7 @@
 #include "cli/conform_select.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/vector_files.hpp"
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -29,7 +29,7 @@
 namespace agent_session::cli {
 namespace {
 
-using internal::terminal_safe;
+using agent_session::terminal_safe;
 
 // What running one vector found.
 struct VectorReport {

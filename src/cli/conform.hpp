@@ -15,7 +15,7 @@
 // `N passed, M failed` (N and M count vectors), then `, K skipped` when
 // K > 0. Reports for CI (JUnit XML, JSON, TAP): cli/conform_report.hpp. Everything it prints that comes from a vector
 // or the port (names, arguments, output excerpts, the command) goes
-// through internal::terminal_safe (internal/terminal_text.hpp), so none of it can break a line or reach the
+// through terminal_safe (internal/terminal_text.hpp), so none of it can break a line or reach the
 // terminal as an escape sequence.
 //
 // A vector fails, never hangs or is skipped, when its files are not

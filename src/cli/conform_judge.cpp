@@ -1,6 +1,6 @@
 #include "cli/conform_judge.hpp"
 
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +13,7 @@
 namespace agent_session::cli {
 namespace {
 
-using internal::terminal_safe;
+using agent_session::terminal_safe;
 
 // Checks the shape README.md promises, so a typo in a vector fails loudly
 // instead of passing vacuously.

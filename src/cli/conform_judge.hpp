@@ -35,7 +35,7 @@ struct Vector {
 Vector load_vector(const VectorDir& dir);
 
 // Why `result` fails `check`, or nothing when it passes; every untrusted
-// byte escaped (internal::terminal_safe).
+// byte escaped (terminal_safe).
 std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout);
 
 // Whether `stderr_text` contains `expected` followed by the end of a line

@@ -1,7 +1,7 @@
 #include "cli/conform_report.hpp"
 
-#include "internal/terminal_text.hpp"
-#include "internal/utf8.hpp"
+#include "agent_session/text.hpp"
+#include "agent_session/text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,8 +27,8 @@ char32_t code_point(std::string_view text, std::size_t i, std::size_t n) {
 std::size_t printable_length(std::string_view text, std::size_t i) {
   const auto c = static_cast<unsigned char>(text[i]);
   if (c < 0x80) return c >= 0x20 && c < 0x7F ? 1 : 0;
-  const std::size_t n = internal::utf8_sequence_length(text, i);
-  if (n == 0 || internal::hidden_code_point(code_point(text, i, n))) return 0;
+  const std::size_t n = utf8_sequence_length(text, i);
+  if (n == 0 || hidden_code_point(code_point(text, i, n))) return 0;
   return n;
 }
 
@@ -135,14 +135,14 @@ std::string xml_escaped(std::string_view text, bool attribute) {
       case '\r': out += "&#13;"; ++i; continue;
       default: break;
     }
-    const std::size_t n = c < 0x80 ? 1 : internal::utf8_sequence_length(text, i);
+    const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(text, i);
     if (n == 0 || c < 0x20 || c == 0x7F) {
       out += hex_escape("\\x%02x", c);
       ++i;
       continue;
     }
     const char32_t point = code_point(text, i, n);
-    if (point == 0xFFFE || point == 0xFFFF || (n > 1 && internal::hidden_code_point(point))) {
+    if (point == 0xFFFE || point == 0xFFFF || (n > 1 && hidden_code_point(point))) {
       out += hex_escape("\\u%04X", static_cast<unsigned>(point));
     } else {
       out.append(text.substr(i, n));

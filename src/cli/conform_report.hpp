@@ -52,7 +52,7 @@ struct RunOutcome {
 // `argv`, then ` < stdin_file` when that is not empty, as one line that
 // sh runs as exactly those arguments. Words are single-quoted when they
 // need it; when one holds a byte a terminal must not see raw (controls,
-// invalid UTF-8, the code points of internal::hidden_code_point), the whole
+// invalid UTF-8, the code points of hidden_code_point), the whole
 // line becomes eval "$(printf '...')" with those bytes as octal escapes,
 // so the line stays printable and still round-trips.
 std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file = "");

@@ -1,6 +1,6 @@
 #include "cli/conform_select.hpp"
 
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,7 +16,7 @@ namespace agent_session::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::terminal_safe;
+using agent_session::terminal_safe;
 
 bool is_number(std::string_view text) {
   if (text.empty() || (text.size() > 1 && text[0] == '0')) return false;

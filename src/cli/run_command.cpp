@@ -4,8 +4,8 @@
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
-#include "internal/terminal_text.hpp"
-#include "internal/utf8.hpp"
+#include "agent_session/text.hpp"
+#include "agent_session/text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -40,7 +40,7 @@ std::string read_file(const fs::path& root, const Json& input) {
 // A usage error at parse time (exit 2): a message is JSON text, so a
 // prompt that is not UTF-8 could never be recorded.
 std::string utf8_prompt_error(const std::string& prompt) {
-  const std::size_t valid = internal::valid_utf8_prefix(prompt);
+  const std::size_t valid = valid_utf8_prefix(prompt);
   if (valid == prompt.size()) return "";
   return "not valid UTF-8: the first invalid byte is at offset " + std::to_string(valid) + " of " +
          std::to_string(prompt.size()) + " bytes";
@@ -105,7 +105,7 @@ void require_writable_session(const std::string& session) {
 std::string root_error(const std::string& root) {
   std::error_code error;
   if (fs::is_directory(root, error)) return "";
-  return internal::terminal_safe(root) + " is not a directory" +
+  return terminal_safe(root) + " is not a directory" +
          (error && error != std::errc::no_such_file_or_directory ? " (" + error.message() + ")" : "");
 }
 
@@ -180,9 +180,9 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
   }
   ScriptedClient model(replies, used);
   if (options.verbose) {
-    err << "session " << internal::terminal_line(options.session) << ": " << used
+    err << "session " << terminal_line(options.session) << ": " << used
         << " assistant messages so far; next reply is line " << used + 1 << " of " << replies.size() << " in "
-        << internal::terminal_line(options.script) << '\n';
+        << terminal_line(options.script) << '\n';
   }
 
   AgentOptions agent{.prompt = options.prompt,

@@ -37,7 +37,7 @@ std::uint64_t json_string_units(std::string_view text) noexcept {
       ++i;
       continue;
     }
-    const std::size_t length = internal::utf8_sequence_length(text, i);
+    const std::size_t length = utf8_sequence_length(text, i);
     if (length == 0) return kInvalid;
     units += length == 4 ? 2 : 1;
     i += length;

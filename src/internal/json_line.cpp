@@ -1,7 +1,7 @@
 #include "internal/json_line.hpp"
 
 #include "internal/js_object.hpp"
-#include "internal/terminal_text.hpp"
+#include "agent_session/text.hpp"
 
 #include <utility>
 #include <vector>

@@ -1,8 +1,11 @@
 // UTF-8 as the session format needs it (SPEC.md §2.1 strictness, §4 the
 // estimate in UTF-16 code units): validating, and counting UTF-16 code units.
 // The reference versions, one character at a time; the fast path's kernels
-// (src/fast/utf8_kernels.hpp) must give the same answers.
+// (src/fast/utf8_kernels.hpp) must give the same answers. Validation
+// itself is in agent_session/text.hpp.
 #pragma once
+
+#include "agent_session/text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -10,14 +13,6 @@
 #include <string_view>
 
 namespace agent_session::internal {
-
-// Bytes of the UTF-8 sequence that starts at text[i] (i < text.size()), or
-// 0 when it is not a valid one (RFC 3629: no overlong forms, no surrogates,
-// nothing past U+10FFFF).
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) noexcept;
-
-// Length in bytes of the longest valid UTF-8 prefix of `text`.
-std::size_t valid_utf8_prefix(std::string_view text) noexcept;
 
 // UTF-16 code units of `text`, which must be valid UTF-8: one per
 // character, two for a character outside the BMP (a 4-byte sequence), as

@@ -1,11 +1,23 @@
-// Text from outside (file names, another program's output, bytes of a bad
-// line) made safe to print on one line of a terminal or a log.
+// Text as the session layer shows it (SPEC.md §2.1, §6): UTF-8 validity,
+// and untrusted text (a file name, a bad line's bytes, another program's
+// output) made safe to print on one line of a terminal or a log. The
+// bottom layer: it depends on nothing else of ours, so the conformance
+// runner builds with it alone.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session {
+
+// Bytes of the UTF-8 sequence that starts at text[i] (i < text.size()), or
+// 0 when it is not a valid one (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) noexcept;
+
+// Length in bytes of the longest valid UTF-8 prefix of `text`.
+std::size_t valid_utf8_prefix(std::string_view text) noexcept;
 
 // `text` with nothing that can break a line or act on a terminal:
 // - `\` and `"` are escaped, so an escape in the text never passes for
@@ -27,7 +39,7 @@ std::string terminal_line(std::string_view text);
 // Whether a terminal must not see the (valid, non-ASCII) code point `c`
 // raw: a C1 control, a bidi control, U+2028 or U+2029, as listed above.
 // For other escaping formats that must hide the same characters.
-bool hidden_code_point(char32_t c);
+bool hidden_code_point(char32_t c) noexcept;
 
 // `bytes` made safe to quote in a one-line error: printable ASCII and valid
 // UTF-8 stay, everything else becomes `\xNN`, and so do the characters a
@@ -35,4 +47,4 @@ bool hidden_code_point(char32_t c);
 // bytes, with "..." when cut.
 std::string printable_excerpt(std::string_view bytes, std::size_t limit);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session
