@@ -1,8 +1,7 @@
 // The agent loop's session boundary: where the full record (memory and the
 // session file) meets the trimmed context sent to the model.
 //
-// Spec: the chapter's "The Responsibility Boundary between Session and
-// Context" (runAgent) and "Normal and Failure Sequences". The two states
+// Spec: SPEC.md §9 (this library's agent loop). The two states
 // run their own pipes: every message is recorded whole (memory, and the
 // session file when there is one), and only the copy handed to the model
 // is trimmed to the character budget.
@@ -64,7 +63,7 @@ class ModelClient {
 };
 
 // What run_agent knows just before one model request (for `--verbose`).
-// Characters are the estimate of decisions §5, in UTF-16 code units.
+// Characters are the estimate of SPEC.md §4, in UTF-16 code units.
 struct RequestReport {
   std::size_t request = 0;          // 1-based, within this run
   std::size_t stored_messages = 0;  // the full record (memory = disk)
@@ -121,7 +120,7 @@ struct AgentResult {
   std::span<const Message> recorded() const { return std::span<const Message>(messages).subspan(loaded); }
 };
 
-// Runs the agent loop (chapter's runAgent):
+// Runs the agent loop (SPEC.md §9):
 //   1. messages = load_session(session_path), or empty without a path;
 //   2. record the prompt as a user message;
 //   3. up to max_turns times: send trim_context(messages, budget) (or all
@@ -157,9 +156,9 @@ class ScriptError : public std::runtime_error {
 };
 
 // Reads a script: a JSONL file whose every non-empty line is an assistant
-// message in the session format (decisions §1), e.g.
+// message in the session format (SPEC.md §1), e.g.
 //   {"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"echo","input":{"text":"hi"}}]}
-// Lines follow the session's rules (decisions §2, §3): exactly empty lines
+// Lines follow the session's rules (SPEC.md §2, §2.1): exactly empty lines
 // are skipped; line numbers in errors are physical, 1-based.
 // Throws std::system_error when the file cannot be read (a missing file
 // included: a script is never implicitly empty), ScriptError for a line

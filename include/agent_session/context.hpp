@@ -2,9 +2,7 @@
 // budget, cut only between coherent units so that no tool result ever
 // travels without the assistant that requested it.
 //
-// Spec: the chapter's "Context Units, Not Message Slices", "The Unit
-// Construction, Step by Step" and "The Normal and Failure Paths of the
-// Character Budget"; decisions.md §5 and §6.
+// Spec: SPEC.md §4 (the character estimate) and §5 (units and packing).
 //
 // Characters here are UTF-16 code units, what JavaScript's `.length`
 // counts: "é" and "中" are 1, an emoji is 2, never bytes. The budget is an
@@ -83,7 +81,7 @@ class ContextError : public std::runtime_error {
   std::optional<std::uint64_t> budget_;
 };
 
-// The character estimate of `messages`, in UTF-16 code units (decisions §5):
+// The character estimate of `messages`, in UTF-16 code units (SPEC.md §4):
 //   Σ (UTF-16 length of the canonical line of m) + 1
 // the `+ 1` being one newline per message, so the estimate of a list is the
 // length of its canonical JSONL text. An empty list is 0. Allocates nothing.
@@ -92,9 +90,9 @@ class ContextError : public std::runtime_error {
 std::uint64_t estimate_context_chars(std::span<const Message> messages);
 
 // The newest messages that fit in `max_chars` UTF-16 code units: a
-// contiguous suffix of `messages` (decisions §6), returned as a view of the
-// caller's own messages, not a copy, as the chapter's JavaScript returns
-// the same message objects. It is valid as long as `messages` is: copy it
+// contiguous suffix of `messages` (SPEC.md §5), returned as a view of the
+// caller's own messages, not a copy, as a JavaScript trim returns the same
+// message objects. It is valid as long as `messages` is: copy it
 // (std::vector<Message>(sent.begin(), sent.end())) to keep it longer.
 //
 // Messages are grouped into closed units: an assistant, its tool results
@@ -114,11 +112,11 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 //   unserializable_message   for a message the packing reached that cannot
 //                            be serialized (its index in `messages`; the
 //                            first such message of its unit).
-// Runs in time linear in the messages it reaches (a fixed budget stops
-// early; it may measure as many older messages again, plus 16, ahead of
-// where it stops, never reporting them), plus at most one linear pass
-// over the history when a tool result's declaring assistant is more than
-// 16 messages back or missing.
+// Runs in time linear in the history; with the fast path, linear in the
+// messages it reaches (a fixed budget stops early; it may measure some
+// older messages ahead of where it stops, never reporting them), plus at
+// most one linear pass over the history when a tool result's declaring
+// assistant is far back or missing.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
 
 // For each message: when it is a tool result, the index of its declaring

@@ -1,7 +1,6 @@
 // Explicit repair of a session file whose last line was cut short.
 //
-// Beyond the chapter: loading stays strict (a torn line refuses to load,
-// decisions §2), and nothing here changes that. A writer killed mid-append
+// Loading stays strict (a torn line refuses to load, SPEC.md §2), and nothing here changes that. A writer killed mid-append
 // (a crash, SIGKILL, SIGXFSZ) can leave the file ending in part of a line:
 // no trailing `\n` and not a valid message. These functions find that line
 // and, only when asked, cut it off after backing the file up. Damage
@@ -41,7 +40,7 @@ struct SessionDiagnosis {
   std::uint64_t size = 0;
   // Messages that load before the failing line (all of them when valid).
   std::size_t messages = 0;
-  // The failing line: physical, 1-based (decisions §2); 0 when valid.
+  // The failing line: physical, 1-based (SPEC.md §2); 0 when valid.
   std::size_t line = 0;
   // Byte offset of the failing line's first byte (0 when valid). For a torn
   // tail this is the size the file is cut to.

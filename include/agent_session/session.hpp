@@ -1,8 +1,8 @@
 // The session file: an append-only JSONL record of every message, one
 // canonical JSON object per line.
 //
-// Spec: the chapter's "The Normal Path of Writing and Recovery", "The Error
-// Path of Corrupted Records" and the loadSession chain; decisions.md §2.
+// Spec: SPEC.md §2 (loading), §3 (what an append writes) and, for this
+// library, §8 (durable, concurrency-safe appends).
 //
 // Example:
 //   namespace as = agent_session;
@@ -40,7 +40,7 @@ class SessionError : public std::runtime_error {
 
   SessionErrorKind kind() const noexcept { return kind_; }
   // Physical, 1-based: the line's number in the file, counting the empty
-  // lines that loading skips (decisions §2).
+  // lines that loading skips (SPEC.md §2).
   std::size_t line() const noexcept { return line_; }
 
  private:
@@ -81,7 +81,7 @@ class LineTooLong : public std::system_error {
 };
 
 // Loads a session from its raw bytes (standard input, a fuzzer's buffer).
-// The rules of decisions §2: split on `\n`; a line of zero bytes is
+// The rules of SPEC.md §2: split on `\n`; a line of zero bytes is
 // skipped; anything else, a lone `\r` or a byte-order mark included, must
 // be a JSON message; a trailing `\r` is JSON whitespace.
 // Throws SessionError as load_session does, and LineTooLong.
@@ -105,10 +105,9 @@ NumberedSession load_numbered_session(const std::filesystem::path& path);
 NumberedSession load_numbered_session(std::istream& in);
 
 // How far an append pushes its bytes toward the disk before returning.
-// Beyond the chapter (which has "no fsync policy"): see SPEC.md
-// "Durable, concurrency-safe appends".
+// This library's promise beyond SPEC.md §1-§6: see SPEC.md §8.
 enum class SyncPolicy {
-  // The chapter's behaviour and the default: the bytes are in the kernel's
+  // The default: the bytes are in the kernel's
   // page cache when the append returns. They survive the process dying
   // (a crash, SIGKILL), not the machine losing power.
   none,
@@ -128,10 +127,10 @@ struct AppendOptions {
 // Same contract as the batch form below, for a batch of one.
 void append_session(const std::filesystem::path& path, const Message& message, const AppendOptions& options = {});
 
-// Appends the canonical lines of all `messages`, in order (decisions §4:
+// Appends the canonical lines of all `messages`, in order (SPEC.md §3:
 // each canonical serialization plus `\n`), all or nothing.
 //
-// Promised, beyond the chapter:
+// Promised (SPEC.md §8):
 // - Every message is serialized before the file is touched: a
 //   SerializationError leaves the file as it was.
 // - The batch goes out under an exclusive flock(2) on the file, as one

@@ -1,9 +1,8 @@
 // A session as one object, for agent runtimes: the loaded history and its
 // file, grown only by `append`, and the trimmed context cut from it.
 //
-// Spec: the chapter's "The Responsibility Boundary between Session and
-// Context" (runAgent's record(): append to the file, then push to memory);
-// SPEC.md §2 (loading), §5 (trimming), §8 (appends), §9 (run_agent, which
+// Spec: SPEC.md §9 (record: append to the file, then push to memory),
+// §2 (loading), §5 (trimming), §8 (appends), §9 (run_agent, which
 // records through this class).
 //
 // Example:
@@ -110,7 +109,7 @@ class Session {
   Session& operator=(Session&& other) noexcept;
   ~Session() = default;
 
-  // Records `message` (the chapter's record()): appended to the file first
+  // Records `message` (SPEC.md §9's record): appended to the file first
   // (append_session, with the options given to open), then to memory, so
   // memory never holds a message the file lacks. In memory only, the
   // message is serialized once to check it, so an in-memory session holds

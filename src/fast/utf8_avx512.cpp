@@ -12,20 +12,19 @@ namespace agent_session::fast {
 // masked loads (the tail and short strings need no copy: masked-off bytes
 // read as zero and never fault), VPERMB's 64-entry lookups (no nibble
 // masking; one lookup gives every byte its UTF-16 units), compares into
-// 64-bit masks for escapes and short strings. Tuned on Zen 4, where moving
-// masks to general registers is slow: long strings keep validity and units
-// in vector registers and reduce them once at the end.
+// 64-bit masks for escapes and short strings. Long strings keep validity
+// and units in vector registers and reduce them once at the end, since
+// moving masks to general registers is slow (bench/RESULTS.md).
 namespace avx512 {
 namespace lookup = utf8_lookup;
 
-// (The maskz_ forms of the intrinsics below, with every lane on, dodge
-// g++ 12's -Wmaybe-uninitialized false positive in the plain forms.)
+// (The maskz_ forms of the intrinsics below, with every lane on, avoid a
+// -Wmaybe-uninitialized false positive of the plain forms.)
 constexpr __mmask8 kAllQwords = 0xFF;
 
 // Every byte `kByte`, broadcast from memory by an instruction the compiler
-// cannot replace: left to itself, g++ 12 builds each such constant from a
-// general register (two micro-ops, then a transfer) at every use inside
-// the loop, or at every call when hoisted, which costs more than a load.
+// cannot replace with a build from a general register at every use, which
+// costs more than a load (bench/RESULTS.md).
 template <char kByte>
 AGENT_SESSION_AVX512 inline __m512i splat() {
   alignas(4) static constexpr char kBytes[4] = {kByte, kByte, kByte, kByte};
@@ -145,7 +144,7 @@ AGENT_SESSION_AVX512 inline std::uint64_t sum(__m512i v) {
 
 // State carried from block to block of a string. Validity and the units
 // of non-ASCII blocks stay in vector registers (the compares into masks
-// and their moves to general registers are what Zen 4 runs slowest).
+// and their moves to general registers are the slow part).
 struct Blocks {
   __m512i previous;             // the last block
   __m512i previous_incomplete;  // non-zero: it ends inside a sequence

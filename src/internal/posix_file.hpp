@@ -26,7 +26,7 @@ std::optional<std::string> read_regular_file_if_exists(const std::filesystem::pa
 
 // A file open for reading, locked as read_file_if_exists locks it, for a
 // reader that takes it piece by piece rather than whole (the loader: its
-// peak memory, issue 6). The lock is held until destruction.
+// peak memory). The lock is held until destruction.
 class SharedReadFile {
  public:
   // nullopt when `path` does not exist (ENOENT only). Throws
