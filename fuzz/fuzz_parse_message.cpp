@@ -1,7 +1,7 @@
-// Arbitrary bytes as one JSON line: parsing (the loader's line reader, then
-// the discriminated read of the chapter) never throws, and a message it
+// Arbitrary bytes as one JSON line: parsing (the reference line parser,
+// then the discrimination of SPEC.md §1.1) never throws, and a message it
 // accepts round-trips through its canonical form: parse, print, parse,
-// print gives equal messages and the same bytes (decisions §1, §4).
+// print gives equal messages and the same bytes (SPEC.md §1, §3).
 // The verdict must also agree with the other ways in: describe_invalid_record,
 // the moving overload, and the loader reading the same bytes as a file.
 #include "agent_session/message.hpp"
@@ -43,7 +43,7 @@ LineVerdict read_line(std::string_view line) noexcept {
 void check_error_detail(const std::string& detail) {
   FUZZ_CHECK(!detail.empty(), "a parse error without a reason");
   FUZZ_CHECK(detail.find('\n') == std::string::npos, "detail spans lines: " + escaped(detail));
-  FUZZ_CHECK(utf16_length(detail).has_value(), "detail is not UTF-8: " + escaped(detail));
+  FUZZ_CHECK(valid_utf8(detail), "detail is not UTF-8: " + escaped(detail));
 }
 
 void check_round_trip(const Message& message) {

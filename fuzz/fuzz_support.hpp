@@ -1,8 +1,12 @@
 // What every fuzz target shares: a check that stops the run with a readable
-// message (libFuzzer then saves the input), and slow, obviously-correct
-// references that share no code with the library, so that a bug in the
-// library's fast paths cannot hide behind the same bug in the check.
+// message (libFuzzer then saves the input), line splitting and escaping for
+// the messages. The references the differential targets compare against
+// are the library's own reference path (src/internal/, src/internal/
+// reference.hpp), not copies kept here.
 #pragma once
+
+#include "agent_session/context.hpp"
+#include "agent_session/text.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -27,54 +31,11 @@ namespace agent_session::fuzz {
     if (!(condition)) ::agent_session::fuzz::fail(__FILE__, __LINE__, #condition, (detail));     \
   } while (false)
 
-// Unicode code points of `text` decoded straight from the UTF-8 definition
-// (RFC 3629): the lead byte gives the length, each continuation byte
-// carries six bits; overlong forms, surrogates and anything past U+10FFFF
-// are rejected by checking the decoded value, not by a byte table.
-// nullopt when `text` is not valid UTF-8.
-inline std::optional<std::vector<char32_t>> decode_utf8(std::string_view text) {
-  std::vector<char32_t> code_points;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    char32_t value = 0;
-    char32_t smallest = 0;  // below this, the same length is an overlong form
-    if (lead < 0x80) {
-      length = 1, value = lead, smallest = 0;
-    } else if ((lead & 0xE0) == 0xC0) {
-      length = 2, value = lead & 0x1F, smallest = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3, value = lead & 0x0F, smallest = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4, value = lead & 0x07, smallest = 0x10000;
-    } else {
-      return std::nullopt;  // a continuation byte or 0xF8..0xFF as a lead
-    }
-    if (text.size() - i < length) return std::nullopt;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return std::nullopt;
-      value = (value << 6) | (next & 0x3F);
-    }
-    if (value < smallest || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return std::nullopt;
-    code_points.push_back(value);
-    i += length;
-  }
-  return code_points;
-}
+// True when `text` is valid UTF-8, by the library's one validator
+// (agent_session/text.hpp, SPEC.md §2.1).
+inline bool valid_utf8(std::string_view text) { return valid_utf8_prefix(text) == text.size(); }
 
-// What JavaScript's `.length` says of `text`: one UTF-16 code unit per
-// code point, two (a surrogate pair) past U+FFFF. nullopt for invalid UTF-8.
-inline std::optional<std::uint64_t> utf16_length(std::string_view text) {
-  const auto code_points = decode_utf8(text);
-  if (!code_points) return std::nullopt;
-  std::uint64_t units = 0;
-  for (const char32_t c : *code_points) units += c > 0xFFFF ? 2 : 1;
-  return units;
-}
-
-// Lines as decisions §2 splits them: on `\n`, the last one kept even when
+// Lines as SPEC.md §2 splits them: on `\n`, the last one kept even when
 // empty only if bytes follow the last `\n`. Line i is lines[i - 1].
 inline std::vector<std::string_view> split_lines(std::string_view bytes) {
   std::vector<std::string_view> lines;
@@ -103,6 +64,24 @@ inline std::string escaped(std::string_view bytes, std::size_t limit = 300) {
   }
   if (bytes.size() > limit) out += "...";
   return out;
+}
+
+// Everything a ContextError says, for comparing a fast answer with the
+// reference's: kind, what(), the message, the unit and the budget.
+inline std::string describe_context_error(const ContextError& error) {
+  std::string out = "ContextError(kind " + std::to_string(static_cast<int>(error.kind()));
+  if (error.message_index()) out += ", message " + std::to_string(*error.message_index());
+  if (const std::optional<ContextUnit> unit = error.unit()) {
+    out += ", unit [" + std::to_string(unit->begin) + ", " + std::to_string(unit->end) + ") of " +
+           std::to_string(unit->chars) + " chars";
+  }
+  if (error.budget()) out += ", budget " + std::to_string(*error.budget());
+  return out + "): " + error.what();
+}
+
+inline bool same_error(const ContextError& a, const ContextError& b) {
+  return a.kind() == b.kind() && std::string_view(a.what()) == b.what() && a.message_index() == b.message_index() &&
+         a.unit() == b.unit() && a.budget() == b.budget();
 }
 
 }  // namespace agent_session::fuzz

@@ -1,14 +1,18 @@
-// Bytes decoded (FuzzedDataProvider) into a structured history and a
-// budget, then trim_context against a small reference written straight
-// from decisions §6: the O(n^3) definition of an allowed cut, units as the
-// runs between cuts, packing newest first until the first unit that does
-// not fit. On top of equality with the reference, the invariants the
-// chapter promises are checked on their own: no orphaned tool result,
-// within budget, a suffix of whole units, non-empty or the exact error.
+// Differential: the fast path's trim (fast::trim_context, the block walk)
+// against the reference trim (reference::trim_context, SPEC.md §5), on
+// histories and budgets decoded from the bytes with FuzzedDataProvider:
+// the same span of the caller's messages, or a ContextError equal in
+// kind, text, message, unit and budget. On top, the promises of SPEC.md §5
+// checked on the result alone: a non-empty suffix of whole units, within
+// budget, no tool result without its declaring assistant.
+// Built with the fast path only (AGENT_SESSION_FAST).
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
 
+#include "fast/fast_path.hpp"
 #include "fuzz_support.hpp"
+#include "internal/reference.hpp"
+#include "internal/utf8.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -19,13 +23,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace agent_session::fuzz {
 namespace {
-
-constexpr std::string_view kEmptyError = "context budget cannot be empty";
-constexpr std::string_view kUnitError = "context budget cannot contain the smallest consistent message unit";
 
 // ---- Decoding the bytes into a history -----------------------------------
 
@@ -71,14 +73,14 @@ Message message(FuzzedDataProvider& in) {
   return ToolResultMessage{std::move(content), call_id(in), in.ConsumeBool()};
 }
 
-// ---- The reference --------------------------------------------------------
+// ---- The checks ------------------------------------------------------------
 
 bool serializable(const Message& m) {
-  return std::visit([](const auto& any) { return decode_utf8(any.content).has_value(); }, m);
+  return std::visit([](const auto& any) { return valid_utf8(any.content); }, m);
 }
 
-// UTF-16 length of the canonical line plus its newline (decisions §5).
-std::uint64_t chars_of(const Message& m) { return *utf16_length(to_canonical_json(m)) + 1; }
+// UTF-16 length of the canonical line plus its newline (SPEC.md §4).
+std::uint64_t chars_of(const Message& m) { return internal::utf16_length(to_canonical_json(m)) + 1; }
 
 // The nearest earlier assistant whose calls include the result's id.
 std::optional<std::size_t> declaring_assistant(const std::vector<Message>& history, std::size_t result) {
@@ -93,66 +95,13 @@ std::optional<std::size_t> declaring_assistant(const std::vector<Message>& histo
   return std::nullopt;
 }
 
-// decisions §6, word for word: a cut before p is allowed when every tool
-// result at or after p has its declaring assistant (if any) at or after p.
-bool cut_allowed(const std::vector<Message>& history, std::size_t p) {
-  for (std::size_t q = p; q < history.size(); ++q) {
-    if (!std::holds_alternative<ToolResultMessage>(history[q])) continue;
-    const auto declarer = declaring_assistant(history, q);
-    if (declarer && *declarer < p) return false;
-  }
-  return true;
-}
-
-// Units as [begin, end) ranges, newest first.
-std::vector<std::pair<std::size_t, std::size_t>> units_newest_first(const std::vector<Message>& history) {
-  std::vector<std::pair<std::size_t, std::size_t>> units;
-  std::size_t end = history.size();
-  for (std::size_t p = history.size(); p-- > 0;) {
-    if (p == 0 || cut_allowed(history, p)) {
-      units.emplace_back(p, end);
-      end = p;
-    }
-  }
-  return units;
-}
-
-// What trim_context must do: keep messages [start, n), or throw.
-struct Expected {
-  std::size_t start = 0;
-  std::optional<ContextErrorKind> error;
-  std::pair<std::size_t, std::size_t> bad_unit{};  // for unserializable_message
-  std::uint64_t budget = 0;                         // the budget trimmed to
-};
-
-Expected reference_trim(const std::vector<Message>& history, std::uint64_t budget) {
-  if (history.empty()) return {0, ContextErrorKind::empty_context, {}, budget};
-  Expected expected{history.size(), std::nullopt, {}, budget};
-  std::uint64_t kept = 0;
-  for (const auto& [begin, end] : units_newest_first(history)) {
-    std::uint64_t unit = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      if (!serializable(history[i])) return {0, ContextErrorKind::unserializable_message, {begin, end}, budget};
-      unit += chars_of(history[i]);
-    }
-    if (kept + unit > budget) break;
-    kept += unit;
-    expected.start = begin;
-  }
-  if (expected.start == history.size()) expected.error = ContextErrorKind::unit_exceeds_budget;
-  return expected;
-}
-
-// ---- The checks ------------------------------------------------------------
-
-// The chapter's promises, checked on the result alone.
-void check_invariants(const std::vector<Message>& history, std::uint64_t budget, const std::vector<Message>& kept) {
+// SPEC.md §5's promises, checked on the result alone.
+void check_invariants(const std::vector<Message>& history, std::uint64_t budget, std::span<const Message> kept) {
   FUZZ_CHECK(!kept.empty(), "an empty result instead of an error");
-  FUZZ_CHECK(kept.size() <= history.size(), "more kept than given");
+  FUZZ_CHECK(kept.data() + kept.size() == history.data() + history.size() && kept.size() <= history.size(),
+             "not a view of the history's suffix");
+  FUZZ_CHECK(reference::estimate_context_chars(kept) <= budget, "over budget");
   const std::size_t start = history.size() - kept.size();
-  for (std::size_t i = 0; i < kept.size(); ++i) FUZZ_CHECK(kept[i] == history[start + i], "not a suffix");
-  FUZZ_CHECK(estimate_context_chars(kept) <= budget, "over budget");
-  FUZZ_CHECK(start == 0 || cut_allowed(history, start), "cut inside a unit at " + std::to_string(start));
   for (std::size_t q = start; q < history.size(); ++q) {
     if (!std::holds_alternative<ToolResultMessage>(history[q])) continue;
     const auto declarer = declaring_assistant(history, q);
@@ -160,36 +109,20 @@ void check_invariants(const std::vector<Message>& history, std::uint64_t budget,
   }
 }
 
-void check_error(const ContextError& error, const std::vector<Message>& history, const Expected& expected) {
-  const std::string_view text = error.what();
-  FUZZ_CHECK(expected.error == error.kind(), "unexpected error: " + std::string(text));
-  switch (error.kind()) {
-    case ContextErrorKind::empty_context:
-      FUZZ_CHECK(text == std::string(kEmptyError) + ": there are no messages" && !error.message_index(),
-                 "wrong text: " + std::string(text));
-      return;
-    case ContextErrorKind::unit_exceeds_budget: {
-      // The detail names the newest unit, its size and the budget.
-      const auto [begin, end] = units_newest_first(history).front();
-      std::uint64_t chars = 0;
-      for (std::size_t i = begin; i < end; ++i) chars += chars_of(history[i]);
-      FUZZ_CHECK(text.starts_with(std::string(kUnitError) + ": the newest unit, ") && !error.message_index(),
-                 "wrong text: " + std::string(text));
-      FUZZ_CHECK(error.unit() == (ContextUnit{begin, end, chars}), "wrong unit: " + std::string(text));
-      FUZZ_CHECK(error.budget() == expected.budget, "wrong budget: " + std::string(text));
-      return;
-    }
-    case ContextErrorKind::unserializable_message: {
-      const auto index = error.message_index();
-      FUZZ_CHECK(index && *index >= expected.bad_unit.first && *index < expected.bad_unit.second &&
-                     !serializable(history[*index]),
-                 "names the wrong message: " + std::string(text));
-      FUZZ_CHECK(text.starts_with("message " + std::to_string(*index) + " cannot be serialized"),
-                 "wrong text: " + std::string(text));
-      return;
-    }
+using Trimmed = std::variant<std::span<const Message>, ContextError>;
+
+template <class Trim>
+Trimmed trim_with(Trim&& trim, const std::vector<Message>& history, std::uint64_t budget) {
+  try {
+    return trim(std::span<const Message>(history), budget);
+  } catch (const ContextError& error) {
+    return error;
   }
-  FUZZ_CHECK(false, "unknown error kind");
+}
+
+std::string describe(const Trimmed& trimmed, const std::vector<Message>& history) {
+  if (const auto* error = std::get_if<ContextError>(&trimmed)) return describe_context_error(*error);
+  return "kept from message " + std::to_string(history.size() - std::get<0>(trimmed).size());
 }
 
 // Budgets where the answers differ: anything, near the history's size, or
@@ -222,16 +155,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (auto& m : history) m = message(in);
   const std::uint64_t budget = fuzz::budget(in, history);
 
-  const Expected expected = reference_trim(history, budget);
-  try {
-    const std::span<const Message> sent = trim_context(history, budget);
-    FUZZ_CHECK(sent.data() + sent.size() == history.data() + history.size(), "not a view of the history's suffix");
-    const std::vector<Message> kept(sent.begin(), sent.end());
-    FUZZ_CHECK(!expected.error, "trimmed where an error was due");
-    FUZZ_CHECK(history.size() - kept.size() == expected.start, "kept another suffix than the reference");
-    check_invariants(history, budget, kept);
-  } catch (const ContextError& error) {
-    check_error(error, history, expected);
-  }
+  const Trimmed expected = trim_with(reference::trim_context, history, budget);
+  const Trimmed got = trim_with(fast::trim_context, history, budget);
+  const auto* expected_error = std::get_if<ContextError>(&expected);
+  const auto* error = std::get_if<ContextError>(&got);
+  const bool same = error ? expected_error && same_error(*error, *expected_error)
+                          : !expected_error && std::get<0>(got).size() == std::get<0>(expected).size();
+  FUZZ_CHECK(same, "budget " + std::to_string(budget) + ", " + std::to_string(history.size()) + " messages: fast " +
+                       describe(got, history) + "\n  reference " + describe(expected, history));
+  if (!error) check_invariants(history, budget, std::get<0>(got));
   return 0;
 }
