@@ -13,7 +13,7 @@ src_dir=$PWD
 [ -f "$src_dir/fuzz/CMakeLists.txt" ] || { echo "build.sh: run from the repository root" >&2; exit 1; }
 work_dir=${WORK:-$(mktemp -d)}
 build_dir=$work_dir/agent-session-fuzz-build
-targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate fuzz_fast_json_line)
+targets=(fuzz_load_session fuzz_session_file fuzz_parse_message fuzz_simd_line_parser fuzz_estimate fuzz_trim fuzz_number)
 
 # Sanitizers and instrumentation come from CXXFLAGS (they change with the
 # ClusterFuzzLite job: address, undefined, coverage), so the CMake

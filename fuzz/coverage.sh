@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Line coverage of the library (src/*.cpp, src/internal/*; not the CLI)
-# reached by replaying the fuzz corpora corpus/fuzz/<target>/ through the
-# four targets, with clang's source-based coverage. Prints llvm-cov's
+# Line coverage of the library (src/*.cpp, src/internal/*, src/fast/*; not the CLI)
+# reached by replaying the fuzz corpora corpus/fuzz/<target>/ through every
+# target, with clang's source-based coverage. Prints llvm-cov's
 # report and fails when the total line coverage is under MIN_LINE_COVERAGE
 # (95). Usage: fuzz/coverage.sh [BUILD_DIR]   (default build-fuzz-coverage)
 # Env: LLVM_PROFDATA, LLVM_COV (default: llvm-profdata, llvm-cov, which
@@ -12,7 +12,7 @@ build=${1:-build-fuzz-coverage}
 min=${MIN_LINE_COVERAGE:-95}
 profdata=${LLVM_PROFDATA:-llvm-profdata}
 cov=${LLVM_COV:-llvm-cov}
-targets=(fuzz_load_session fuzz_parse_message fuzz_trim fuzz_estimate)
+targets=(fuzz_load_session fuzz_session_file fuzz_parse_message fuzz_simd_line_parser fuzz_estimate fuzz_trim fuzz_number)
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" \
@@ -30,11 +30,11 @@ for target in "${targets[@]}"; do
 done
 "$profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/corpus.profdata"
 
-sources=(src/*.cpp src/internal/*)
+sources=(src/*.cpp src/internal/* src/fast/*)
 report=$("$cov" report "${objects[@]:1}" -instr-profile="$profiles/corpus.profdata" "${sources[@]}")
 echo "$report"
 # llvm-cov leaves out sources no target links (not 0%, absent): say which.
-for source in src/*.cpp src/internal/*.cpp; do
+for source in src/*.cpp src/internal/*.cpp src/fast/*.cpp; do
   grep -q "^${source#src/} " <<<"$report" || echo "not in the report (no fuzz target links it): $source"
 done
 # The total from llvm-cov's JSON summary: "totals":{...,"lines":{"count":N,"covered":M,"percent":P},...}

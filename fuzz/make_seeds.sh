@@ -40,7 +40,11 @@ merge() {  # target, raw folders...
   "$build/fuzz/$target" -merge=1 -use_counters=0 -dict=fuzz/session.dict "corpus/fuzz/$target" "$@" 2>&1 | tail -1
 }
 merge fuzz_load_session "$raw/files" "$raw/lines"
+merge fuzz_session_file "$raw/files" "$raw/lines"
 merge fuzz_parse_message "$raw/lines"
+merge fuzz_simd_line_parser "$raw/lines" "$raw/files"
 merge fuzz_trim "$raw/files" "$raw/lines"
 merge fuzz_estimate "$raw/files" "$raw/lines"
-merge fuzz_fast_json_line "$raw/lines" "$raw/files"
+# fuzz_number reads 8-byte doubles, not text: its seeds (corpus/fuzz/
+# fuzz_number/) are the numbers of SPEC.md §3's layout boundaries, kept as
+# they are.
