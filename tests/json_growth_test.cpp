@@ -1,7 +1,9 @@
 // Loading stays linear in the input's size, whatever its shape (SPEC.md §2):
-// every way a line is read (parse_json_line, the fast path's values and
-// messages, a line only nlohmann reads, ToolInput::value) on inputs of n
-// and 10n keys, bytes or containers. Nothing is timed: the cost is counted.
+// every way a line is read (parse_json_line and the reference line parser,
+// when the fast path is built SimdLineParser's values and messages, the
+// load the library is built with, a line only the reference reads,
+// ToolInput::value) on inputs of n and 10n keys, bytes or containers.
+// Nothing is timed: the cost is counted.
 // - Key comparisons (internal::object_key_comparisons): how objects are
 //   merged and ordered (SPEC §2, §3). 10x the keys may cost 30x the
 //   comparisons: n log n is about 13x, the quadratic search Json's own
@@ -11,17 +13,26 @@
 //   operator new in this binary) for the shapes without many keys: long
 //   strings and numbers, deep nesting, many small containers.
 // bench/session_benchmark.cpp (load_shape/...) times the same shapes.
+// Each loader is measured alone: the reference line parser in every build,
+// SimdLineParser when the fast path is built.
 #include "../bench/counting_allocator.hpp"
 
 #include "agent_session/session.hpp"
-#include "internal/fast_json_line.hpp"
+#include "internal/js_object.hpp"
 #include "internal/json_line.hpp"
+#include "internal/line_parser.hpp"
+#include "internal/loader.hpp"
+#if AGENT_SESSION_FAST
+#include "fast/simd_line_parser.hpp"
+#endif
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -76,50 +87,91 @@ std::string object_text(const KeyShape& shape, std::size_t n) {
 
 // An assistant message whose one tool call has `input`; `extra` members
 // go first in the message (a 25-digit integer makes the fast path decline
-// the line, so nlohmann alone reads it).
+// the line, so the reference parser alone reads it).
 std::string message_line(const std::string& input, const std::string& extra = "") {
   return "{" + extra + R"("role":"assistant","content":"","toolCalls":[{"id":"a","name":"b","input":)" + input + "}]}";
 }
-const std::string kOnlyNlohmannReadsThis = R"("big":1234567890123456789012345,)";
+const std::string kOnlyTheReferenceReadsThis = R"("big":1234567890123456789012345,)";
 
 // How one way of reading a line treats `text`: the key comparisons that
 // took, after checking the answer's member count.
 using Reader = std::function<void(const std::string& text, std::size_t members)>;
 
 struct Way {
-  const char* name;
+  std::string name;
   Reader read;
 };
 
 Json input_of(const Message& message) { return std::get<AssistantMessage>(message).tool_calls.at(0).input.value(); }
 
-std::vector<Way> ways(FastJsonLine& fast) {
-  return {
+// The load loop of SPEC.md §2 over `bytes` with a chosen line parser.
+std::vector<Message> load_with(LineParser& parser, const std::string& bytes) {
+  std::size_t at = 0;
+  return load_lines(
+      parser,
+      [&](char* buffer, std::size_t size) {
+        const std::size_t n = std::min(size, bytes.size() - at);
+        std::memcpy(buffer, bytes.data() + at, n);
+        at += n;
+        return n;
+      },
+      false);
+}
+
+// The loads: each line parser, and the library's own load (the fast one
+// when it is built).
+struct Loader {
+  const char* name;
+  std::function<std::vector<Message>(const std::string& bytes)> load;
+};
+
+std::vector<Loader> loaders() {
+  std::vector<Loader> all = {
+      {"JsonLineParser",
+       [](const std::string& bytes) {
+         JsonLineParser parser;
+         return load_with(parser, bytes);
+       }},
+      {"load_session_from_memory", [](const std::string& bytes) { return load_session_from_memory(bytes); }},
+  };
+#if AGENT_SESSION_FAST
+  all.push_back({"SimdLineParser", [](const std::string& bytes) {
+                   fast::SimdLineParser parser;
+                   return load_with(parser, bytes);
+                 }});
+#endif
+  return all;
+}
+
+std::vector<Way> ways() {
+  std::vector<Way> all = {
       {"parse_json_line",
        [](const std::string& text, std::size_t members) {
          auto parsed = parse_json_line(text);
          ASSERT_TRUE(std::holds_alternative<Json>(parsed)) << std::get<std::string>(parsed);
          EXPECT_EQ(std::get<Json>(parsed).size(), members);
        }},
-      {"FastJsonLine::json",
-       [&fast](const std::string& text, std::size_t members) {
-         auto value = fast.json(text, 0);
+#if AGENT_SESSION_FAST
+      {"SimdLineParser::json",
+       [](const std::string& text, std::size_t members) {
+         fast::SimdLineParser parser;
+         auto value = parser.json(text, 0);
          ASSERT_TRUE(value.has_value());
          EXPECT_EQ(value->size(), members);
        }},
-      {"load_session_from_memory",
-       [](const std::string& text, std::size_t members) {
-         auto messages = load_session_from_memory(message_line(text) + "\n");
-         ASSERT_EQ(messages.size(), 1u);
-         EXPECT_EQ(input_of(messages[0]).size(), members);
-       }},
-      {"load_session_from_memory, a line only nlohmann reads",
-       [](const std::string& text, std::size_t members) {
-         auto messages = load_session_from_memory(message_line(text, kOnlyNlohmannReadsThis) + "\n");
-         ASSERT_EQ(messages.size(), 1u);
-         EXPECT_EQ(input_of(messages[0]).size(), members);
-       }},
+#endif
   };
+  for (const Loader& loader : loaders()) {
+    for (const std::string& extra : {std::string(), kOnlyTheReferenceReadsThis}) {
+      all.push_back({std::string(loader.name) + (extra.empty() ? "" : ", a line only the reference reads"),
+                     [loader, extra](const std::string& text, std::size_t members) {
+                       auto messages = loader.load(message_line(text, extra) + "\n");
+                       ASSERT_EQ(messages.size(), 1u);
+                       EXPECT_EQ(input_of(messages[0]).size(), members);
+                     }});
+    }
+  }
+  return all;
 }
 
 std::uint64_t comparisons_to_read(const Reader& read, const std::string& text, std::size_t members) {
@@ -129,11 +181,10 @@ std::uint64_t comparisons_to_read(const Reader& read, const std::string& text, s
 }
 
 TEST(JsonGrowthTest, KeyComparisonsGrowAtMostAsNLogNForEveryKeyShapeAndWayOfReading) {
-  FastJsonLine fast;
   for (const auto& shape : key_shapes()) {
     const std::string small = object_text(shape, kKeys);
     const std::string large = object_text(shape, 10 * kKeys);
-    for (const auto& way : ways(fast)) {
+    for (const auto& way : ways()) {
       SCOPED_TRACE(std::string(shape.name) + " read by " + way.name);
       const std::uint64_t small_cost = comparisons_to_read(way.read, small, shape.members(kKeys));
       const std::uint64_t large_cost = comparisons_to_read(way.read, large, shape.members(10 * kKeys));
@@ -200,11 +251,11 @@ struct HeapCost {
   std::size_t peak_bytes;
 };
 
-HeapCost heap_to_load(const std::string& line) {
+HeapCost heap_to_load(const Loader& loader, const std::string& line) {
   const auto before = bench::heap_counters();
   bench::reset_heap_peak();
   {
-    auto messages = load_session_from_memory(line);
+    auto messages = loader.load(line);
     EXPECT_EQ(messages.size(), 1u);
   }
   const auto after = bench::heap_counters();
@@ -213,25 +264,28 @@ HeapCost heap_to_load(const std::string& line) {
 
 // What loading costs beyond loading the same message with the input `0`
 // (the parser's own buffers are most of a small load's peak).
-HeapCost net_heap_to_load(const std::string& input, const std::string& extra) {
-  const HeapCost base = heap_to_load(message_line("0", extra) + "\n");
-  const HeapCost cost = heap_to_load(message_line(input, extra) + "\n");
+HeapCost net_heap_to_load(const Loader& loader, const std::string& input, const std::string& extra) {
+  const HeapCost base = heap_to_load(loader, message_line("0", extra) + "\n");
+  const HeapCost cost = heap_to_load(loader, message_line(input, extra) + "\n");
   return {cost.allocations - std::min(cost.allocations, base.allocations),
           cost.peak_bytes - std::min(cost.peak_bytes, base.peak_bytes)};
 }
 
 TEST(JsonGrowthTest, HeapUseGrowsLinearlyForLongValuesDeepNestingAndManySmallContainers) {
   constexpr std::size_t n = 100;
-  for (const auto& shape : size_shapes()) {
-    for (const std::string& extra : {std::string(), kOnlyNlohmannReadsThis}) {
-      SCOPED_TRACE(std::string(shape.name) + (extra.empty() ? "" : ", a line only nlohmann reads"));
-      const HeapCost small = net_heap_to_load(shape.input(n), extra);
-      const HeapCost large = net_heap_to_load(shape.input(10 * n), extra);
-      EXPECT_GT(small.peak_bytes, 0u);
-      EXPECT_LE(large.allocations, kMaxGrowth * std::max<std::uint64_t>(small.allocations, 1))
-          << small.allocations << " allocations for " << n << ", " << large.allocations << " for " << 10 * n;
-      EXPECT_LE(large.peak_bytes, kMaxGrowth * small.peak_bytes)
-          << "peak heap " << small.peak_bytes << " bytes for " << n << ", " << large.peak_bytes << " for " << 10 * n;
+  for (const Loader& loader : loaders()) {
+    for (const auto& shape : size_shapes()) {
+      for (const std::string& extra : {std::string(), kOnlyTheReferenceReadsThis}) {
+        SCOPED_TRACE(std::string(shape.name) + " loaded by " + loader.name +
+                     (extra.empty() ? "" : ", a line only the reference reads"));
+        const HeapCost small = net_heap_to_load(loader, shape.input(n), extra);
+        const HeapCost large = net_heap_to_load(loader, shape.input(10 * n), extra);
+        EXPECT_GT(small.peak_bytes, 0u);
+        EXPECT_LE(large.allocations, kMaxGrowth * std::max<std::uint64_t>(small.allocations, 1))
+            << small.allocations << " allocations for " << n << ", " << large.allocations << " for " << 10 * n;
+        EXPECT_LE(large.peak_bytes, kMaxGrowth * small.peak_bytes)
+            << "peak heap " << small.peak_bytes << " bytes for " << n << ", " << large.peak_bytes << " for " << 10 * n;
+      }
     }
   }
 }

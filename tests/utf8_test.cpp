@@ -1,55 +1,28 @@
-// Every kernel of json_string_units and utf16_length (scalar, AVX2,
-// AVX-512) against a byte-at-a-time reference written here from RFC 3629
-// and ECMAScript's JSON.stringify: lengths around every block boundary,
-// every class of invalid UTF-8 at every position, escapes at every
-// position, random texts. (decisions §3 strictness, §5 UTF-16 code units)
+// The reference UTF-8 functions (SPEC.md §2.1 strictness, §4 UTF-16 code
+// units): utf8_sequence_length and valid_utf8_prefix (agent_session/
+// text.hpp), utf16_length and json_string_units (internal/utf8.hpp).
 //
-// A kernel this CPU cannot run is not skipped silently: its tests still
-// run (the `_with` functions then fall back to the scalar kernel, which
-// must agree too) and print a loud NOT TESTED line.
+// Validity is checked without a second decoder: every scalar value's
+// encoding (bench::append_utf8) must be accepted, and counting every byte
+// sequence of a length that is accepted must give exactly the number of
+// scalar values of that length, so nothing else is accepted. The fast
+// path's kernels are checked against these functions (tests/fast/).
 #include "internal/utf8.hpp"
 
-#include "support/utf8_reference.hpp"
+#include "agent_session/text.hpp"
+#include "history_generator.hpp"
+#include "internal/canonical.hpp"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <iostream>
-#include <ostream>
+#include <initializer_list>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace agent_session::internal {
 namespace {
-
-// ---- The reference: one byte at a time --------------------------------------
-
-// UTF-16 units of the code point as JSON.stringify prints it inside a
-// string literal.
-std::uint64_t printed_units(char32_t c) {
-  switch (c) {
-    case '"': case '\\': case '\b': case '\f': case '\n': case '\r': case '\t': return 2;  // \x
-    default: break;
-  }
-  if (c < 0x20) return 6;  // \u00xx
-  return c >= 0x10000 ? 2 : 1;  // a surrogate pair outside the BMP
-}
-
-std::optional<std::uint64_t> reference_json_string_units(std::string_view text) {
-  std::uint64_t units = 2;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = test_support::decode_utf8(text, i);
-    if (!c) return std::nullopt;
-    units += printed_units(*c);
-  }
-  return units;
-}
-
-// ---- Texts ---------------------------------------------------------------------
 
 std::string bytes(std::initializer_list<unsigned> values) {
   std::string out;
@@ -57,244 +30,136 @@ std::string bytes(std::initializer_list<unsigned> values) {
   return out;
 }
 
-// Valid text of exactly `length` bytes: 3-byte CJK characters, padded with
-// ASCII, so the vector kernels take their non-ASCII path around it.
-std::string cjk_filler(std::size_t length) {
-  std::string out;
-  while (out.size() + 3 <= length) out += "\xE4\xB8\xAD";  // 中
-  out.append(length - out.size(), 'a');
-  return out;
-}
+bool is_surrogate(char32_t c) { return c >= 0xD800 && c <= 0xDFFF; }
 
-// `pattern` at byte `offset` between fillers, `length` bytes in all (at
-// least the pattern's).
-std::string embedded(std::string_view pattern, std::size_t offset, std::size_t length, bool cjk) {
-  length = std::max(length, pattern.size());
-  offset = std::min(offset, length - pattern.size());
-  const auto filler = [&](std::size_t n) { return cjk ? cjk_filler(n) : std::string(n, 'a'); };
-  return filler(offset) + std::string(pattern) + filler(length - offset - pattern.size());
-}
+std::size_t encoded_length(char32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 
-// Printable: "61 e4 b8 ..." (failure messages).
-std::string hex(std::string_view text) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (const char ch : text.substr(0, 300)) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-    out += ' ';
-  }
-  return out;
-}
-
-// ---- One test suite per kernel -------------------------------------------------
-
-}  // namespace
-
-// GoogleTest prints kernels by name.
-void PrintTo(Utf8Kernel kernel, std::ostream* out) { *out << kernel_name(kernel); }
-
-namespace {
-
-class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
- protected:
-  void SetUp() override {
-    if (!kernel_supported(GetParam())) {
-      std::cout << "\n*** NOT TESTED: this CPU cannot run the " << kernel_name(GetParam())
-                << " kernel; checking its scalar fallback instead ***\n\n";
+TEST(Utf8SequenceLength, AcceptsEveryScalarValuesEncodingAndNoPrefixOfIt) {
+  std::size_t mismatches = 0;
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+    if (is_surrogate(c)) continue;
+    std::string text;
+    bench::append_utf8(text, c);
+    ASSERT_EQ(text.size(), encoded_length(c));
+    if (utf8_sequence_length(text, 0) != text.size() && ++mismatches <= 10) {
+      ADD_FAILURE() << "U+" << std::hex << static_cast<unsigned>(c) << " is rejected";
     }
-  }
-
-  // The kernel's answers equal the reference's; the plain entry points'
-  // too (they run the fastest kernel).
-  void expect_reference(std::string_view text) {
-    const auto expected = reference_json_string_units(text);
-    ASSERT_EQ(json_string_units_with(GetParam(), text), expected)
-        << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
-    ASSERT_EQ(json_string_units(text), expected) << "fastest kernel, " << text.size() << " bytes: " << hex(text);
-    // The printing path validates with valid_utf8_prefix: it must reject
-    // exactly what the estimate rejects.
-    ASSERT_EQ(valid_utf8_prefix(text) == text.size(), expected.has_value()) << "valid_utf8_prefix: " << hex(text);
-    if (expected) {
-      const auto units = test_support::utf16_length(text);
-      ASSERT_EQ(utf16_length_with(GetParam(), text), units)
-          << "utf16_length, " << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
-      ASSERT_EQ(utf16_length(text), units) << "utf16_length, " << text.size() << " bytes: " << hex(text);
-    }
-  }
-
-  void expect_invalid(std::string_view text) {
-    ASSERT_EQ(reference_json_string_units(text), std::nullopt) << "the test's own text is valid: " << hex(text);
-    expect_reference(text);
-  }
-};
-
-// Character mixes cut at every length 0..200 and from every start 0..3, so
-// every block boundary (32, 64, 128, 192) falls inside sequences of every
-// length, and the string ends inside them (a truncated sequence).
-TEST_P(Utf8KernelTest, EveryLengthAroundBlockBoundaries) {
-  const std::string mixes[] = {
-      std::string(256, 'x'),
-      cjk_filler(256),
-      [] { std::string s; while (s.size() < 256) s += "\xC3\xA9"; return s; }(),               // é
-      [] { std::string s; while (s.size() < 256) s += "\xF0\x9F\x98\x80"; return s; }(),       // 😀
-      [] { std::string s; while (s.size() < 256) s += "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\"\n"; return s; }(),
-      [] { std::string s; while (s.size() < 256) s += "\xF4\x8F\xBF\xBF\xEF\xBF\xBF\xE2\x80\xA8\x7F\x1b"; return s; }(),
-  };
-  for (const std::string& mix : mixes) {
-    for (std::size_t start = 0; start < 4; ++start) {
-      for (std::size_t length = 0; length <= 200; ++length) expect_reference(std::string_view(mix).substr(start, length));
-    }
-  }
-}
-
-// Every class of invalid UTF-8, at every position of three blocks, between
-// ASCII and between CJK text, and as the very end of the string.
-TEST_P(Utf8KernelTest, EveryInvalidClassAtEveryPosition) {
-  std::vector<std::string> invalid = {
-      bytes({0xC0, 0x80}), bytes({0xC1, 0xBF}),                          // overlong 2-byte
-      bytes({0xE0, 0x80, 0x80}), bytes({0xE0, 0x9F, 0xBF}),              // overlong 3-byte
-      bytes({0xF0, 0x80, 0x80, 0x80}), bytes({0xF0, 0x8F, 0xBF, 0xBF}),  // overlong 4-byte
-      bytes({0xED, 0xA0, 0x80}), bytes({0xED, 0xBF, 0xBF}),              // surrogates
-      bytes({0xF4, 0x90, 0x80, 0x80}), bytes({0xF7, 0xBF, 0xBF, 0xBF}),  // past U+10FFFF
-      bytes({0x80}), bytes({0xBF}), bytes({0xC3, 0xA9, 0xA9}),           // stray continuation
-      bytes({0xC3}), bytes({0xE4, 0xB8}), bytes({0xF0, 0x9F, 0x98}),     // truncated
-      bytes({0xC3, 0x41}), bytes({0xE4, 0x41, 0x80}), bytes({0xF0, 0x9F, 0x41, 0x80}),
-      bytes({0xE4, 0xB8, 0xC3, 0xA9}),                                   // a lead cuts a sequence
-  };
-  for (unsigned byte = 0xF5; byte <= 0xFF; ++byte) {
-    invalid.push_back(bytes({byte}));
-    invalid.push_back(bytes({byte, 0x80, 0x80, 0x80}));
-  }
-  for (const std::string& pattern : invalid) {
-    for (const bool cjk : {false, true}) {
-      for (std::size_t offset = 0; offset <= 192; ++offset) expect_invalid(embedded(pattern, offset, 196, cjk));
-      // Truncated or bad at the very end, for ends around block edges.
-      for (std::size_t length = pattern.size(); length <= 140; ++length) {
-        expect_invalid(embedded(pattern, length, length, cjk));
+    for (std::size_t cut = 1; cut < text.size(); ++cut) {
+      if (utf8_sequence_length(text.substr(0, cut), 0) != 0 && ++mismatches <= 10) {
+        ADD_FAILURE() << "U+" << std::hex << static_cast<unsigned>(c) << " cut to " << cut << " bytes is accepted";
       }
     }
   }
+  EXPECT_EQ(mismatches, 0u);
 }
 
-// The bounds of every valid range, at every position: none may be
-// rejected.
-TEST_P(Utf8KernelTest, EveryRangeBoundAtEveryPosition) {
-  const std::string valid[] = {
-      bytes({0x7F}), bytes({0xC2, 0x80}), bytes({0xDF, 0xBF}), bytes({0xE0, 0xA0, 0x80}), bytes({0xEC, 0xBF, 0xBF}),
-      bytes({0xED, 0x80, 0x80}), bytes({0xED, 0x9F, 0xBF}), bytes({0xEE, 0x80, 0x80}), bytes({0xEF, 0xBF, 0xBF}),
-      bytes({0xF0, 0x90, 0x80, 0x80}), bytes({0xF3, 0xBF, 0xBF, 0xBF}), bytes({0xF4, 0x80, 0x80, 0x80}),
-      bytes({0xF4, 0x8F, 0xBF, 0xBF}),
-  };
-  for (const std::string& pattern : valid) {
-    for (const bool cjk : {false, true}) {
-      for (std::size_t offset = 0; offset <= 192; ++offset) {
-        const std::string text = embedded(pattern, offset, 196, cjk);
-        ASSERT_NE(reference_json_string_units(text), std::nullopt) << hex(text);
-        expect_reference(text);
+// Every 1-, 2- and 3-byte sequence, and every 4-byte one whose last two
+// bytes are at the bounds of the byte classes: accepted as one sequence
+// of its length exactly as many times as there are scalar values of that
+// length (surrogates excluded).
+TEST(Utf8SequenceLength, AcceptsNothingButThoseEncodings) {
+  std::size_t ones = 0, twos = 0, threes = 0, fours = 0;
+  for (unsigned a = 0; a < 256; ++a) {
+    ones += utf8_sequence_length(bytes({a}), 0) == 1;
+    for (unsigned b = 0; b < 256; ++b) {
+      twos += utf8_sequence_length(bytes({a, b}), 0) == 2;
+      std::string three = bytes({a, b, 0});
+      for (unsigned c = 0; c < 256; ++c) {
+        three[2] = static_cast<char>(c);
+        threes += utf8_sequence_length(three, 0) == 3;
       }
-    }
-  }
-}
-
-// Every ASCII byte JSON.stringify escapes (and DEL, which it does not),
-// at every position of three blocks, alone and in runs.
-TEST_P(Utf8KernelTest, EscapesAtEveryPosition) {
-  std::vector<std::string> escapes = {"\"", "\\", "\x7F", "\\\"\n\x1b"};
-  for (unsigned c = 0; c < 0x20; ++c) escapes.push_back(std::string(1, static_cast<char>(c)));
-  for (const std::string& escape : escapes) {
-    for (const bool cjk : {false, true}) {
-      for (std::size_t offset = 0; offset <= 192; ++offset) expect_reference(embedded(escape, offset, 196, cjk));
-    }
-  }
-  for (std::size_t length = 0; length <= 200; ++length) {
-    expect_reference(std::string(length, '\n'));
-    expect_reference(std::string(length, '\0'));
-  }
-}
-
-// Every pair of bytes at every block edge: all 65,536 two-byte patterns.
-TEST_P(Utf8KernelTest, EveryTwoBytePatternAtBlockEdges) {
-  for (unsigned first = 0; first < 256; ++first) {
-    for (unsigned second = 0; second < 256; ++second) {
-      const std::string pattern = bytes({first, second});
-      for (const std::size_t offset : {0, 31, 63, 127}) expect_reference(embedded(pattern, offset, 129, first % 2 == 1));
-      expect_reference(pattern);
-    }
-  }
-}
-
-// Three- and four-byte patterns of lead bytes and the bytes at the bounds
-// of every continuation range, straddling block edges.
-TEST_P(Utf8KernelTest, ThreeAndFourBytePatternsAtBlockEdges) {
-  const unsigned interesting[] = {0x00, 0x0A, 0x1F, 0x20, '"',  '\\', 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
-                                  0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5};
-  for (unsigned lead = 0x80; lead < 256; ++lead) {
-    for (const unsigned b : interesting) {
-      for (const unsigned c : interesting) {
-        for (const std::size_t offset : {30, 62, 63}) expect_reference(embedded(bytes({lead, b, c}), offset, 66, true));
-        for (const unsigned d : {0x41u, 0x80u, 0xBFu, 0xC0u}) {
-          for (const std::size_t offset : {61, 62, 63}) {
-            expect_reference(embedded(bytes({lead, b, c, d}), offset, 70, false));
-          }
+      for (const unsigned c : {0x00u, 0x7Fu, 0x80u, 0x8Fu, 0x90u, 0xBFu, 0xC0u, 0xFFu}) {
+        for (const unsigned d : {0x00u, 0x7Fu, 0x80u, 0x8Fu, 0x90u, 0xBFu, 0xC0u, 0xFFu}) {
+          fours += utf8_sequence_length(bytes({a, b, c, d}), 0) == 4;
         }
       }
     }
   }
+  EXPECT_EQ(ones, 0x80u);
+  EXPECT_EQ(twos, 0x800u - 0x80u);
+  EXPECT_EQ(threes, 0x10000u - 0x800u - 0x800u);
+  // Leads F0 (second byte 90..BF), F1..F3 (80..BF), F4 (80..8F): 256 pairs,
+  // each with 4 continuation bytes of the 8 above in each last position.
+  EXPECT_EQ(fours, 256u * 4 * 4);
 }
 
-// Random texts up to 300 bytes (and some of a few thousand) mixing ASCII
-// runs, escapes, 2-, 3- and 4-byte characters and, in one of four, a
-// random byte somewhere. Fixed seed: the same texts every run.
-TEST_P(Utf8KernelTest, RandomTexts) {
-  std::mt19937_64 random(20261130);
-  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
-  const std::vector<std::string> pieces = {"a",  "Z",    " ",    "\"",     "\\",       "\n",       "\t",
-                                           "\x01", "\x1b", "\x7f", "\xC3\xA9", "\xE4\xB8\xAD", "\xE2\x80\xA8",
-                                           "\xF0\x9F\x98\x80", "\xEF\xBF\xBF", "\xF4\x8F\xBF\xBF"};
-  for (int round = 0; round < 20000; ++round) {
+TEST(Utf8SequenceLength, ReadsTheSequenceAtTheGivenOffset) {
+  const std::string text = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\x80";
+  EXPECT_EQ(utf8_sequence_length(text, 0), 1u);
+  EXPECT_EQ(utf8_sequence_length(text, 1), 2u);
+  EXPECT_EQ(utf8_sequence_length(text, 2), 0u) << "a continuation byte starts nothing";
+  EXPECT_EQ(utf8_sequence_length(text, 3), 3u);
+  EXPECT_EQ(utf8_sequence_length(text, 6), 4u);
+  EXPECT_EQ(utf8_sequence_length(text, 10), 0u);
+  EXPECT_EQ(utf8_sequence_length(std::string_view(text).substr(0, 9), 6), 0u) << "cut short by the end";
+}
+
+TEST(ValidUtf8Prefix, StopsAtTheFirstInvalidSequence) {
+  EXPECT_EQ(valid_utf8_prefix(""), 0u);
+  EXPECT_EQ(valid_utf8_prefix("plain"), 5u);
+  EXPECT_EQ(valid_utf8_prefix("caf\xC3\xA9"), 5u);
+  EXPECT_EQ(valid_utf8_prefix("ab\xC3"), 2u);
+  EXPECT_EQ(valid_utf8_prefix("ab\xED\xA0\x80" "cd"), 2u) << "a surrogate";
+  EXPECT_EQ(valid_utf8_prefix("\xC0\xAF"), 0u) << "overlong";
+  EXPECT_EQ(valid_utf8_prefix("\xF4\x8F\xBF\xBF\xF4\x90\x80\x80"), 4u) << "past U+10FFFF";
+  EXPECT_EQ(valid_utf8_prefix(std::string("a\0b", 3)), 3u) << "NUL is valid UTF-8";
+}
+
+TEST(Utf16Length, CountsOneUnitPerCharacterAndTwoPastTheBmp) {
+  EXPECT_EQ(utf16_length(""), 0u);
+  EXPECT_EQ(utf16_length("abc"), 3u);
+  EXPECT_EQ(utf16_length("\xC3\xA9"), 1u);
+  EXPECT_EQ(utf16_length("\xE4\xB8\xAD"), 1u);
+  EXPECT_EQ(utf16_length("\xF0\x9F\x98\x80"), 2u);
+  EXPECT_EQ(utf16_length("a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\xF4\x8F\xBF\xBF"), 1u + 1 + 1 + 2 + 2);
+  for (char32_t c = 0; c <= 0x10FFFF; c += 0x101) {  // a sample of every length
+    if (is_surrogate(c)) continue;
     std::string text;
-    const std::size_t target = round % 100 == 0 ? pick(5000) : pick(300);
-    while (text.size() < target) {
-      // Runs of plain ASCII exercise the all-ASCII block path.
-      text += pick(3) == 0 ? std::string(pick(70), 'x') : pieces[pick(pieces.size())];
-    }
-    if (pick(4) == 0 && !text.empty()) text[pick(text.size())] = static_cast<char>(pick(256));
-    expect_reference(text);
+    bench::append_utf8(text, c);
+    ASSERT_EQ(utf16_length(text), c >= 0x10000 ? 2u : 1u) << std::hex << static_cast<unsigned>(c);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Utf8KernelTest, testing::ValuesIn(kUtf8Kernels),
-                         [](const testing::TestParamInfo<Utf8Kernel>& info) {
-                           return std::string(kernel_name(info.param));
-                         });
-
-// ---- Dispatch ------------------------------------------------------------------
-
-TEST(Utf8Kernels, FastestIsTheBestSupportedOne) {
-  std::string supported;
-  Utf8Kernel best = Utf8Kernel::scalar;
-  for (const Utf8Kernel kernel : kUtf8Kernels) {
-    if (!kernel_supported(kernel)) continue;
-    supported += " " + std::string(kernel_name(kernel));
-    best = kernel;
+// What JSON.stringify prints for one ASCII byte, in UTF-16 units.
+std::uint64_t printed_units(unsigned char c) {
+  switch (c) {
+    case '"': case '\\': case '\b': case '\f': case '\n': case '\r': case '\t': return 2;
+    default: return c < 0x20 ? 6 : 1;
   }
-  std::cout << "UTF-8 kernels this CPU runs:" << supported << "; json_string_units uses " << kernel_name(fastest_kernel())
-            << "\n";
-  EXPECT_TRUE(kernel_supported(Utf8Kernel::scalar));
-  EXPECT_EQ(fastest_kernel(), best);
 }
 
-// The reference itself, on texts whose answers are known by hand.
-TEST(Utf8Reference, KnownAnswers) {
-  EXPECT_EQ(reference_json_string_units(""), 2U);
-  EXPECT_EQ(reference_json_string_units("a\"\\\n\x01"), 2U + 1 + 2 + 2 + 2 + 6);
-  EXPECT_EQ(reference_json_string_units("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"), 2U + 1 + 1 + 2);
-  EXPECT_EQ(reference_json_string_units(bytes({0xED, 0xA0, 0x80})), std::nullopt);
-  EXPECT_EQ(reference_json_string_units(bytes({0xF4, 0x90, 0x80, 0x80})), std::nullopt);
-  EXPECT_EQ(reference_json_string_units(bytes({0xE0, 0x9F, 0xBF})), std::nullopt);
-  EXPECT_EQ(test_support::utf16_length("\xF4\x8F\xBF\xBF" "a"), 3U);
+TEST(JsonStringUnits, CountsQuotesAndEscapesAsPrinted) {
+  EXPECT_EQ(json_string_units(""), 2u);
+  EXPECT_EQ(json_string_units("a\"\\\n\x01"), 2u + 1 + 2 + 2 + 2 + 6);
+  EXPECT_EQ(json_string_units("\x7F/"), 2u + 1 + 1) << "DEL and / are not escaped";
+  EXPECT_EQ(json_string_units("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"), 2u + 1 + 1 + 2);
+  for (unsigned c = 0; c < 0x80; ++c) {
+    EXPECT_EQ(json_string_units(std::string(3, static_cast<char>(c))), 2 + 3 * printed_units(static_cast<unsigned char>(c)))
+        << "byte " << c;
+  }
+}
+
+TEST(JsonStringUnits, IsNulloptExactlyForInvalidUtf8) {
+  for (const std::string& invalid :
+       {bytes({0xC0, 0x80}), bytes({0xE0, 0x9F, 0xBF}), bytes({0xF0, 0x8F, 0xBF, 0xBF}), bytes({0xED, 0xA0, 0x80}),
+        bytes({0xF4, 0x90, 0x80, 0x80}), bytes({0x80}), bytes({0xC3}), bytes({0xE4, 0xB8}), bytes({0xF0, 0x9F, 0x98}),
+        bytes({0xC3, 0x41}), bytes({0xFF}), bytes({0xF5, 0x80, 0x80, 0x80})}) {
+    EXPECT_EQ(json_string_units("ok" + invalid + "ok"), std::nullopt) << valid_utf8_prefix(invalid);
+    EXPECT_EQ(json_string_units(invalid), std::nullopt);
+  }
+}
+
+// The count and the printer are two functions: they must agree on every
+// character, or the estimate would differ from the printed line.
+TEST(JsonStringUnits, IsTheUtf16LengthOfTheLiteralAppendJsonStringPrints) {
+  for (char32_t c = 0; c <= 0x10FFFF; c = c < 0x800 ? c + 1 : c + 0x3F) {
+    if (is_surrogate(c)) continue;
+    std::string text = "x";
+    bench::append_utf8(text, c);
+    std::string literal;
+    append_json_string(literal, text);
+    ASSERT_EQ(json_string_units(text), utf16_length(literal)) << std::hex << static_cast<unsigned>(c);
+  }
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 // so a report it reads is one a real consumer reads too.
 #pragma once
 
-#include "support/utf8_reference.hpp"
+#include "history_generator.hpp"  // bench::append_utf8
 
 #include <cstddef>
 #include <map>
@@ -116,7 +116,7 @@ class MiniXml {
       }
       const unsigned long c = std::stoul(digits, nullptr, hex ? 16 : 10);
       if (c > 0x10FFFF || !allowed(static_cast<char32_t>(c))) fail("a reference to a character XML 1.0 forbids");
-      test_support::append_utf8(out, static_cast<char32_t>(c));
+      bench::append_utf8(out, static_cast<char32_t>(c));
     } else {
       fail("an unknown entity");
     }

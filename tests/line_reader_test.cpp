@@ -1,0 +1,198 @@
+// internal::LineReader, the line splitter under every load (SPEC.md §2):
+// physical line numbers, empty lines, a last line without `\n`, lines that
+// cross the pieces the input arrives in, the bytes kept readable past each
+// line, and the line-length limit (kMaxLineBytes, 256 MiB: inputs that
+// long are generated as they are read, never held).
+#include "internal/line_reader.hpp"
+
+#include "agent_session/session.hpp"
+#include "support/thrown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+namespace agent_session::internal {
+namespace {
+
+struct Seen {
+  std::string text;
+  std::size_t number;
+  bool terminated;
+  bool operator==(const Seen&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Seen& line) {
+  return out << line.number << ":\"" << line.text << "\"" << (line.terminated ? "" : " (no newline)");
+}
+
+// Reads `input` through `read_some` pieces of at most `piece(size)` bytes.
+LineReader::ReadSome pieces_of(const std::string& input, std::function<std::size_t(std::size_t)> piece) {
+  auto at = std::make_shared<std::size_t>(0);
+  return [&input, at, piece](char* buffer, std::size_t size) {
+    const std::size_t n = std::min({size, input.size() - *at, std::max<std::size_t>(piece(size), 1)});
+    std::memcpy(buffer, input.data() + *at, n);
+    *at += n;
+    return n;
+  };
+}
+
+std::vector<Seen> lines_of(LineReader::ReadSome read_some, std::size_t read_ahead = 0) {
+  LineReader reader(std::move(read_some), read_ahead);
+  std::vector<Seen> lines;
+  while (const auto line = reader.next()) {
+    // Every byte promised readable past the line is read (a sanitizer
+    // build catches a promise the buffer does not keep).
+    unsigned sum = 0;
+    for (std::size_t i = 0; i < line->readable_after; ++i) sum += static_cast<unsigned char>(line->text.data()[line->text.size() + i]);
+    static_cast<void>(sum);
+    EXPECT_GE(line->readable_after, read_ahead) << "line " << line->number;
+    lines.push_back({std::string(line->text), line->number, line->terminated});
+  }
+  return lines;
+}
+
+std::vector<Seen> lines_of(const std::string& input) {
+  return lines_of(pieces_of(input, [](std::size_t size) { return size; }));
+}
+
+TEST(LineReader, NumbersLinesPhysicallyCountingEmptyOnes) {
+  EXPECT_EQ(lines_of("a\n\nb\n\n\nc\n"),
+            (std::vector<Seen>{{"a", 1, true}, {"", 2, true}, {"b", 3, true}, {"", 4, true}, {"", 5, true}, {"c", 6, true}}));
+}
+
+TEST(LineReader, NothingFollowsTheLastNewlineButTheEnd) {
+  EXPECT_EQ(lines_of(""), std::vector<Seen>{});
+  EXPECT_EQ(lines_of("\n"), (std::vector<Seen>{{"", 1, true}}));
+  EXPECT_EQ(lines_of("a\n"), (std::vector<Seen>{{"a", 1, true}}));
+  EXPECT_EQ(lines_of("a\nb"), (std::vector<Seen>{{"a", 1, true}, {"b", 2, false}}));
+  EXPECT_EQ(lines_of("a\r\n \n"), (std::vector<Seen>{{"a\r", 1, true}, {" ", 2, true}})) << "only \\n ends a line";
+}
+
+// The same lines whatever pieces the input arrives in: one byte at a
+// time, and random sizes (fixed seed), with and without read-ahead.
+TEST(LineReader, LinesAcrossPiecesAreWhole) {
+  std::string input;
+  std::mt19937_64 random(20261201);
+  for (int i = 0; i < 300; ++i) input += std::string(random() % 40, static_cast<char>('a' + i % 26)) + "\n";
+  input += std::string(3 << 20, 'z') + "\n" + "tail";  // longer than the first buffer
+  const std::vector<Seen> whole = lines_of(input);
+  ASSERT_EQ(whole.size(), 302u);
+  EXPECT_EQ(whole.back(), (Seen{"tail", 302, false}));
+  for (const std::size_t read_ahead : {0u, 1u, 64u}) {
+    SCOPED_TRACE(read_ahead);
+    EXPECT_EQ(lines_of(pieces_of(input, [](std::size_t) { return 1; }), read_ahead), whole) << "1 byte at a time";
+    EXPECT_EQ(lines_of(pieces_of(input, [&](std::size_t size) { return 1 + random() % std::min<std::size_t>(size, 5000); }),
+                       read_ahead),
+              whole)
+        << "random sizes";
+  }
+}
+
+TEST(LineReader, AReadErrorPropagates) {
+  int calls = 0;
+  LineReader reader(
+      [&](char* buffer, std::size_t) -> std::size_t {
+        if (++calls > 1) throw std::runtime_error("disk on fire");
+        std::memcpy(buffer, "a\nb", 3);
+        return 3;
+      },
+      0);
+  EXPECT_EQ(reader.next()->text, "a");
+  EXPECT_THROW(reader.next(), std::runtime_error);
+}
+
+// `head`, then `count` bytes `x` (endless when count is max), then `tail`,
+// produced as they are read.
+class Generated {
+ public:
+  Generated(std::string head, std::size_t count, std::string tail)
+      : head_(std::move(head)), count_(count), tail_(std::move(tail)) {}
+
+  std::size_t read(char* buffer, std::size_t size) {
+    std::size_t n = 0;
+    while (n < size) {
+      if (at_ < head_.size()) {
+        buffer[n++] = head_[at_++];
+      } else if (at_ - head_.size() < count_) {
+        const std::size_t run = std::min(size - n, count_ - (at_ - head_.size()));
+        std::memset(buffer + n, 'x', run);
+        n += run;
+        at_ += run;
+      } else if (at_ - head_.size() - count_ < tail_.size()) {
+        buffer[n++] = tail_[at_++ - head_.size() - count_];
+      } else {
+        break;
+      }
+    }
+    return n;
+  }
+  std::size_t produced() const { return at_; }
+
+ private:
+  std::string head_;
+  std::size_t count_;
+  std::string tail_;
+  std::size_t at_ = 0;
+};
+
+TEST(LineReader, ALineOfExactlyTheLimitIsRead) {
+  Generated input("a\n", kMaxLineBytes, "\nb");
+  LineReader reader([&](char* buffer, std::size_t size) { return input.read(buffer, size); }, 64);
+  EXPECT_EQ(reader.next()->text, "a");
+  const auto line = reader.next();
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->text.size(), kMaxLineBytes);
+  EXPECT_EQ(line->number, 2u);
+  EXPECT_EQ(reader.next()->text, "b");
+  EXPECT_FALSE(reader.next().has_value());
+}
+
+TEST(LineReader, OneByteMoreIsLineTooLongAtItsLine) {
+  for (const std::string tail : {"\n", ""}) {
+    Generated input("a\n\n", kMaxLineBytes + 1, tail);
+    LineReader reader([&](char* buffer, std::size_t size) { return input.read(buffer, size); }, 0);
+    reader.next();
+    reader.next();
+    const LineTooLong error = test_support::thrown<LineTooLong>([&] { reader.next(); });
+    EXPECT_EQ(error.line(), 3u);
+  }
+}
+
+// The public load stops an endless line at the limit, in bounded memory:
+// it reads little more than the limit, not the (endless) input.
+class GeneratedStream : public std::streambuf {
+ public:
+  explicit GeneratedStream(Generated& input) : input_(input) {}
+
+ protected:
+  int_type underflow() override {
+    const std::size_t n = input_.read(buffer_, sizeof buffer_);
+    if (n == 0) return traits_type::eof();
+    setg(buffer_, buffer_, buffer_ + n);
+    return traits_type::to_int_type(buffer_[0]);
+  }
+
+ private:
+  Generated& input_;
+  char buffer_[1 << 16];
+};
+
+TEST(LineReader, AnEndlessLineStopsTheLoadAtTheLimit) {
+  Generated input("{\"role\":\"user\",\"content\":\"a\"}\n\n", std::numeric_limits<std::size_t>::max(), "");
+  GeneratedStream buffer(input);
+  std::istream in(&buffer);
+  const LineTooLong error = test_support::thrown<LineTooLong>([&] { load_session_from_stream(in); });
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_LE(input.produced(), kMaxLineBytes + (std::size_t{4} << 20)) << "bytes read of an endless input";
+}
+
+}  // namespace
+}  // namespace agent_session::internal
