@@ -90,7 +90,12 @@ class Histories {
         case 1: {
           AssistantMessage assistant{text(), {}};
           for (std::size_t n = below(4); n > 0; --n) {
-            open_ids.push_back("call" + std::to_string(next_id_++));
+            // Now and then an id declared before, mostly lately: the
+            // nearest declaration is the one (SPEC.md §5.1).
+            const bool reuse = !used_ids_.empty() && below(6) == 0;
+            const std::size_t back = below(below(4) == 0 ? used_ids_.size() : std::min<std::size_t>(used_ids_.size(), 3));
+            open_ids.push_back(reuse ? used_ids_[used_ids_.size() - 1 - back] : "call" + std::to_string(next_id_++));
+            if (!reuse) used_ids_.push_back(open_ids.back());
             assistant.tool_calls.push_back(ToolCall{open_ids.back(), "tool", input()});
           }
           messages.push_back(std::move(assistant));
@@ -113,6 +118,7 @@ class Histories {
  private:
   std::mt19937_64 random_;
   std::size_t next_id_ = 0;
+  std::vector<std::string> used_ids_;
 };
 
 // What an estimate or a trim gave: a number (the estimate, or where the kept
@@ -217,6 +223,23 @@ TEST(TrimContext, FindsDeclaringAssistantsFarBack) {
       ASSERT_EQ(trim_by(trim_context, messages, budget), trim_by(reference::trim_context, messages, budget))
           << "gap " << gap << ", budget " << budget;
     }
+  }
+}
+
+// An id declared twice: the result's declaring assistant is the nearest
+// earlier one, so the unit starts there, not at the first declaration.
+TEST(TrimContext, TheNearestDeclarationOfARepeatedIdCounts) {
+  for (const std::size_t gap : {0u, 3u, 20u}) {
+    std::vector<Message> messages = {AssistantMessage{"first", {ToolCall{"x", "f", Json(nullptr)}}}};
+    for (std::size_t i = 0; i < gap; ++i) messages.push_back(UserMessage{"between " + std::to_string(i)});
+    messages.push_back(AssistantMessage{"again", {ToolCall{"x", "f", Json(nullptr)}}});
+    messages.push_back(ToolResultMessage{"result", "x", false});
+    const std::uint64_t last_two = reference::estimate_context_chars(std::span<const Message>(messages).last(2));
+    for (const std::uint64_t budget : {last_two, last_two + 20, reference::estimate_context_chars(messages)}) {
+      const Outcome expected = trim_by(reference::trim_context, messages, budget);
+      ASSERT_EQ(trim_by(trim_context, messages, budget), expected) << "gap " << gap << ", budget " << budget;
+    }
+    EXPECT_EQ(trim_by(reference::trim_context, messages, last_two), (Outcome{messages.size() - 2, 2, ""}));
   }
 }
 
