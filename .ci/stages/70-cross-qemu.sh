@@ -71,10 +71,10 @@ build() { # build ARCH
   cmake --build "build-$1" --target agent-session -j"$jobs"
 }
 
-# The binary is the target's (not a host one picked up by mistake), and it
-# starts under qemu.
+# The binary is the target's (not a host one picked up by mistake), links
+# nothing of simdjson or {fmt}, and starts under qemu.
 smoke() { # smoke ARCH
-  local header want
+  local header want linked
   header=$("$1-linux-gnu-readelf" -h "build-$1/agent-session")
   case $1 in
     s390x) want="big endian" ;;
@@ -86,6 +86,12 @@ smoke() { # smoke ARCH
     return 1
   fi
   grep -E 'Class|Data|Machine' <<<"$header"
+  linked=$("$1-linux-gnu-nm" -C "build-$1/agent-session" | grep -E 'simdjson|fmt::' | head -5) || true
+  if [ -n "$linked" ]; then
+    echo "build-$1/agent-session links simdjson or {fmt}:" >&2
+    echo "$linked" >&2
+    return 1
+  fi
   qemu-"$1" -L "/usr/$1-linux-gnu" "build-$1/agent-session" --version
 }
 
@@ -103,7 +109,7 @@ failed=()
 for arch in "${arches[@]}"; do
   if step "$arch: configure" configure "$arch" &&
     step "$arch: build agent-session" build "$arch" &&
-    step "$arch: binary and qemu" smoke "$arch" &&
+    step "$arch: binary, links, qemu" smoke "$arch" &&
     step "$arch: conformance under qemu" conform "$arch"; then
     echo "cross-qemu: $arch passes every vector (report: build-$arch/conformance.xml)"
   else
