@@ -1,0 +1,154 @@
+// SPEC.md §8's rules that take no fault to see: new session files are
+// owner-only, the sync policy changes when bytes reach the disk and never
+// which bytes, an append never welds onto a torn last line, and loading
+// hints at `agent-session repair` only for one. The faults themselves
+// (racing writers, SIGKILL, RLIMIT_FSIZE): durability_test.cpp.
+#include "agent_session/session.hpp"
+#include "cli/cli.hpp"
+
+#include "support/temp_dir.hpp"
+#include "support/writer_messages.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <sys/stat.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::message_of;
+
+using Durability = test_support::TempDirTest;
+
+// --- Permissions and the sync policy --------------------------------------
+
+mode_t mode_of(const fs::path& file) {
+  struct stat info {};
+  EXPECT_EQ(::stat(file.c_str(), &info), 0);
+  return info.st_mode & 07777;
+}
+
+TEST_F(Durability, NewSessionFileIsOwnerOnlyWhateverTheUmask) {
+  for (const mode_t mask : {mode_t{0}, mode_t{022}, mode_t{077}}) {
+    const fs::path file = path("s" + std::to_string(mask) + ".jsonl");
+    const mode_t old_mask = ::umask(mask);
+    append_session(file, UserMessage{"secret"}, AppendOptions{.sync = SyncPolicy::data});
+    ::umask(old_mask);
+    EXPECT_EQ(mode_of(file), 0600u) << "umask " << mask;
+  }
+}
+
+TEST_F(Durability, SyncedAppendsWriteTheSameBytes) {
+  const std::vector<Message> batch = {message_of(3, 0), message_of(3, 1), message_of(3, 2)};
+  append_session(path("plain.jsonl"), batch);
+  append_session(path("synced.jsonl"), batch, AppendOptions{.sync = SyncPolicy::data});
+  append_session(path("synced.jsonl"), message_of(3, 3), AppendOptions{.sync = SyncPolicy::data});
+  append_session(path("plain.jsonl"), message_of(3, 3));
+  EXPECT_EQ(read(path("synced.jsonl")), read(path("plain.jsonl")));
+  EXPECT_EQ(load_session(path("synced.jsonl")).size(), 4u);
+}
+
+TEST_F(Durability, SyncedAppendIntoAMissingDirectoryFailsWithItsErrno) {
+  try {
+    append_session(path("absent") / "s.jsonl", UserMessage{"x"}, AppendOptions{.sync = SyncPolicy::data});
+    ADD_FAILURE() << "no error";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(error.code(), std::errc::no_such_file_or_directory);
+  }
+}
+
+TEST_F(Durability, CommandsTakeSyncAndWriteTheSameBytes) {
+  // `append --sync` and `run --sync` (the agent turn) against the same
+  // commands without it: --sync changes when bytes reach the disk, never
+  // which bytes.
+  const fs::path demo = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "demo";
+  for (const bool sync : {false, true}) {
+    const std::string file = path(sync ? "synced.jsonl" : "plain.jsonl").string();
+    std::vector<std::string> run_args = {"run", "--session", file, "--script", (demo / "replies.jsonl").string(),
+                                         "--root", demo.string(), "What do the notes say?"};
+    std::vector<std::string> append_args = {"append", file};
+    if (sync) {
+      run_args.insert(run_args.begin() + 1, "--sync");
+      append_args.insert(append_args.begin() + 1, "--sync");
+    }
+    std::istringstream no_input;
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::run(run_args, no_input, out, err), cli::kOk) << err.str();
+    std::istringstream line(R"({"role":"user","content":"thanks"})" "\n");
+    ASSERT_EQ(cli::run(append_args, line, out, err), cli::kOk) << err.str();
+  }
+  EXPECT_EQ(read(path("synced.jsonl")), read(path("plain.jsonl")));
+  EXPECT_GE(load_session(path("synced.jsonl")).size(), 4u);
+}
+
+// --- Never weld onto a torn line ------------------------------------------
+
+TEST_F(Durability, AppendRefusesToWeldOntoATornLastLine) {
+  const fs::path file = path("s.jsonl");
+  write(file, "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"user\",\"cont");
+  const std::string before = read(file);
+  try {
+    append_session(file, UserMessage{"b"});
+    ADD_FAILURE() << "appended onto a torn line";
+  } catch (const SessionError& error) {
+    EXPECT_EQ(error.line(), 3u);
+    EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
+    const std::string what = error.what();
+    EXPECT_EQ(what.rfind("invalid session JSON at line 3: ", 0), 0u) << what;
+    EXPECT_NE(what.find("agent-session repair"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was appended"), std::string::npos) << what;
+  }
+  EXPECT_EQ(read(file), before);
+}
+
+TEST_F(Durability, AppendAfterAValidUnterminatedLineStartsANewLine) {
+  const fs::path file = path("s.jsonl");
+  write(file, R"({"role":"user","content":"a"})");
+  append_session(file, UserMessage{"b"});
+  EXPECT_EQ(read(file), "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":\"b\"}\n");
+}
+
+TEST_F(Durability, LoadSuggestsRepairOnlyForATornLastLine) {
+  const std::string good = "{\"role\":\"user\",\"content\":\"a\"}\n";
+  write(path("torn.jsonl"), good + "{\"role\":\"us");
+  write(path("bad.jsonl"), good + "{\"role\":\"us\n");
+  write(path("record.jsonl"), good + R"({"role":"nope","content":"b"})");
+  auto what_of = [](const fs::path& file) -> std::string {
+    try {
+      load_session(file);
+    } catch (const SessionError& error) {
+      return error.what();
+    }
+    return "loaded";
+  };
+  const std::string torn = what_of(path("torn.jsonl"));
+  EXPECT_EQ(torn.rfind("invalid session JSON at line 2: ", 0), 0u) << torn;
+  EXPECT_NE(torn.find("`agent-session repair FILE`"), std::string::npos) << torn;
+  // A whole line (it has its newline) that is bad was not cut short.
+  const std::string bad = what_of(path("bad.jsonl"));
+  EXPECT_EQ(bad.find("repair"), std::string::npos) << bad;
+  // The spec's text stays exact for invalid records too.
+  const std::string record = what_of(path("record.jsonl"));
+  EXPECT_EQ(record.rfind("invalid session record at line 2: unknown role \"nope\": "
+                         "a role is \"user\", \"assistant\" or \"tool\"; ",
+                         0),
+            0u)
+      << record;
+  // Standard input has no file to repair.
+  try {
+    load_session_from_memory(good + "{\"role\":\"us");
+    ADD_FAILURE() << "loaded";
+  } catch (const SessionError& error) {
+    EXPECT_EQ(std::string(error.what()).find("repair"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace agent_session
