@@ -1,12 +1,14 @@
-// agent.hpp: run_agent's session boundary (chapter's "The Responsibility
-// Boundary between Session and Context"), mirroring what the chapter says
-// agent.test.ts checks, through a fake client, and the scripted client (the
-// demo tools and `agent-session run`: run_command_test.cpp).
+// agent.hpp: run_agent's session boundary (SPEC.md §9) through a fake
+// client: what is on disk before each step, restarts, crashes, the budget,
+// tool dispatch and where the loop ends. The scripted client and
+// load_script: scripted_client_test.cpp; the demo tools and
+// `agent-session run`: run_command_test.cpp.
 #include "agent_session/agent.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 
+#include "support/message_builders.hpp"
 #include "support/temp_dir.hpp"
 #include "support/thrown.hpp"
 
@@ -14,7 +16,6 @@
 
 #include <deque>
 #include <fstream>
-#include <system_error>
 
 #include <unistd.h>
 
@@ -22,26 +23,12 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::answer;
+using test_support::call;
+using test_support::calling;
+using test_support::result;
 using test_support::thrown;
-
-// ---------------------------------------------------------------------------
-// Message builders.
-
-Message user(std::string content) { return UserMessage{std::move(content)}; }
-
-AssistantMessage answer(std::string content) { return AssistantMessage{std::move(content), {}}; }
-
-AssistantMessage calling(std::vector<ToolCall> calls, std::string content = "") {
-  return AssistantMessage{std::move(content), std::move(calls)};
-}
-
-ToolCall call(std::string id, std::string name, Json input = Json::object()) {
-  return ToolCall{std::move(id), std::move(name), std::move(input)};
-}
-
-Message result(std::string content, std::string id, bool is_error = false) {
-  return ToolResultMessage{std::move(content), std::move(id), is_error};
-}
+using test_support::user;
 
 // ---------------------------------------------------------------------------
 // The fake client: replies from a queue, and keeps what it was sent.
@@ -194,7 +181,7 @@ TEST_F(AgentDir, AMultiToolUnitTravelsWholeWithItsResultsUnderATightBudget) {
   whole.push_back(answer("done"));
   EXPECT_EQ(run.messages, whole);
   EXPECT_EQ(on_disk(), whole);
-  // The chapter's check: a budget of 1 cannot hold that unit.
+  // A budget of 1 cannot hold that unit (SPEC.md §5.2).
   EXPECT_EQ(thrown<ContextError>([&] { trim_context(unit, 1); }).kind(), ContextErrorKind::unit_exceeds_budget);
 }
 
@@ -376,63 +363,6 @@ TEST_F(AgentDir, WithoutASessionPathNothingTouchesTheDisk) {
   EXPECT_EQ(run.messages.size(), 4u);
   EXPECT_EQ(run.loaded, 0u);
   EXPECT_EQ(model.requests.at(0).context, std::vector<Message>{user("go")});
-}
-
-// ---------------------------------------------------------------------------
-// The scripted client.
-
-TEST_F(AgentDir, AScriptReplaysAssistantMessagesFromWhereItIsTold) {
-  write(dir_ / "replies.jsonl",
-        "{\"role\":\"assistant\",\"content\":\"one\",\"toolCalls\":[]}\n\n"
-        "{\"role\":\"assistant\",\"content\":\"two\","
-        "\"toolCalls\":[{\"id\":\"c\",\"name\":\"echo\",\"input\":null}]}\n");
-  const std::vector<AssistantMessage> replies = load_script(dir_ / "replies.jsonl");
-  ASSERT_EQ(replies.size(), 2u);
-  EXPECT_EQ(replies[1], calling({call("c", "echo", nullptr)}, "two"));
-
-  ScriptedClient model(replies, 1);
-  EXPECT_EQ(model.remaining(), 1u);
-  EXPECT_EQ(model.next_message({}, {}), replies[1]);
-  EXPECT_EQ(model.remaining(), 0u);
-  const auto error = thrown<ScriptError>([&] { model.next_message({}, {}); });
-  EXPECT_NE(std::string(error.what()).find("no reply left"), std::string::npos) << error.what();
-}
-
-TEST_F(AgentDir, AScriptLineThatIsNotAnAssistantMessageIsNamedByItsLine) {
-  write(dir_ / "user.jsonl",
-        "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[]}\n\n{\"role\":\"user\",\"content\":\"x\"}\n");
-  auto error = thrown<ScriptError>([&] { load_script(dir_ / "user.jsonl"); });
-  EXPECT_NE(std::string(error.what()).find("line 3: a user message, not an assistant message"), std::string::npos)
-      << error.what();
-
-  write(dir_ / "broken.jsonl", "{\"role\":");
-  error = thrown<ScriptError>([&] { load_script(dir_ / "broken.jsonl"); });
-  EXPECT_NE(std::string(error.what()).find("line 1: not JSON"), std::string::npos) << error.what();
-
-  write(dir_ / "tool_calls_missing.jsonl", "{\"role\":\"assistant\",\"content\":\"\"}\n");
-  error = thrown<ScriptError>([&] { load_script(dir_ / "tool_calls_missing.jsonl"); });
-  EXPECT_NE(std::string(error.what()).find("line 1: not a message"), std::string::npos) << error.what();
-}
-
-TEST_F(AgentDir, AMissingScriptIsAnIoErrorNotAnEmptyScript) {
-  const auto error = thrown<std::system_error>([&] { load_script(dir_ / "absent.jsonl"); });
-  EXPECT_EQ(error.code(), std::errc::no_such_file_or_directory);
-  EXPECT_NE(std::string(error.what()).find("script"), std::string::npos) << error.what();
-}
-
-// A script is read by the session loader, with its line limit: an endless
-// one (/dev/zero) is an error after a bounded read, not all of memory.
-TEST(LoadScript, AnEndlessScriptStopsAtTheSessionLineLimit) {
-  const auto error = thrown<std::system_error>([] { load_script("/dev/zero"); });
-  EXPECT_EQ(error.code(), std::errc::file_too_large) << error.what();
-  EXPECT_NE(std::string(error.what()).find("cannot read script /dev/zero"), std::string::npos) << error.what();
-}
-
-TEST(ScriptedClient, TheScriptPositionIsTheNumberOfAssistantMessages) {
-  const std::vector<Message> history = {user("a"), answer("b"), result("c", "x"), calling({call("x", "t")}),
-                                        user("d")};
-  EXPECT_EQ(count_assistant_messages(history), 2u);
-  EXPECT_EQ(count_assistant_messages({}), 0u);
 }
 
 }  // namespace
