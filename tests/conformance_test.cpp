@@ -1,16 +1,15 @@
 // Runs every vector in corpus/conformance/ (layout: its README.md) through
-// the command-line protocol, in process: once with the file's path and
+// the command-line protocol, in process, with the conformance runner's own
+// reader and judge (cli/conform_judge.hpp): once with the file's path and
 // once with `-` and the bytes on standard input.
 #include "cli/cli.hpp"
-
-#include <nlohmann/json.hpp>
+#include "cli/conform_judge.hpp"
+#include "cli/vector_files.hpp"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace agent_session {
@@ -19,70 +18,61 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kVectors = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance";
+constexpr std::chrono::milliseconds kNoTimeout{0};  // in process: judge never sees a timeout
 
-std::vector<std::string> vector_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kVectors)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+std::vector<cli::VectorDir> vectors() {
+  std::error_code error;
+  std::vector<cli::VectorDir> dirs = cli::vector_dirs(kVectors, error);
+  if (error) ADD_FAILURE() << kVectors << ": " << error.message();
+  return dirs;
 }
 
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+// `agent-session ARGS... FILE` in process, as the runner's judge sees a run.
+cli::ProcessResult run_in_process(std::vector<std::string> args, const std::string& file, const std::string& input) {
+  args.push_back(file);
+  std::istringstream in(input);
+  std::ostringstream out, err;
+  cli::ProcessResult result;
+  result.exit_code = cli::run(args, in, out, err);
+  result.end = cli::ProcessEnd::exited;
+  result.out = out.str();
+  result.err = err.str();
+  return result;
 }
 
-// The error text must be followed by the end of the line or by ": ", so
-// that "line 1" never passes for "line 12".
-bool contains_error(const std::string& stderr_text, const std::string& expected) {
-  for (auto at = stderr_text.find(expected); at != std::string::npos; at = stderr_text.find(expected, at + 1)) {
-    const std::string rest = stderr_text.substr(at + expected.size(), 2);
-    if (rest.empty() || rest[0] == '\n' || rest == ": ") return true;
-  }
-  return false;
-}
-
-class Conformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(Conformance, EveryCheckAnswersAsExpected) {
-  const fs::path dir = kVectors / GetParam();
-  const auto expect = nlohmann::json::parse(read_bytes(dir / "expect.json"));
-  const std::string input = read_bytes(dir / "input.jsonl");
-  ASSERT_FALSE(expect.at("checks").empty());
-  for (const auto& check : expect.at("checks")) {
+// Every check of `vector` as the runner runs it; a failure says why in
+// the runner's own words.
+void expect_passes(const cli::Vector& vector) {
+  ASSERT_EQ(vector.problem, "");
+  ASSERT_FALSE(vector.checks.empty());
+  for (const cli::Check& check : vector.checks) {
     for (const bool use_stdin : {false, true}) {
-      std::vector<std::string> args = check.at("args").get<std::vector<std::string>>();
-      args.push_back(use_stdin ? "-" : (dir / "input.jsonl").string());
-      std::istringstream in(use_stdin ? input : "");
-      std::ostringstream out, err;
-      const int exit_code = cli::run(args, in, out, err);
-      SCOPED_TRACE(check.dump() + (use_stdin ? " (stdin)" : " (file)"));
-      ASSERT_EQ(exit_code, check.at("exit").get<int>()) << "stderr: " << err.str();
-      if (exit_code == 0) {
-        EXPECT_EQ(out.str(), check.at("stdout").get<std::string>());
-      }
-      if (exit_code == 1) {
-        EXPECT_TRUE(contains_error(err.str(), check.at("error").get<std::string>())) << "stderr: " << err.str();
-        EXPECT_EQ(out.str(), "") << "nothing is printed for a rejected session";
+      const std::string file = use_stdin ? "-" : vector.input_path.string();
+      const cli::ProcessResult result = run_in_process(check.args, file, use_stdin ? vector.input : "");
+      const auto verdict = cli::judge(check, result, kNoTimeout);
+      std::string args;
+      for (const auto& word : check.args) args += word + " ";
+      EXPECT_FALSE(verdict.has_value()) << args << (use_stdin ? "-" : file) << ": " << verdict.value_or("");
+      if (result.exit_code != 0) {
+        EXPECT_EQ(result.out, "") << args << ": nothing is printed on a failure";
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Vectors, Conformance, ::testing::ValuesIn(vector_names()),
-                         [](const auto& info) {
-                           std::string name = info.param;  // gtest names allow [A-Za-z0-9_] only
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+class Conformance : public ::testing::TestWithParam<cli::VectorDir> {};
 
-TEST(ConformanceSuite, HasAVectorForEveryRule) { EXPECT_GE(vector_names().size(), 60u); }
+TEST_P(Conformance, EveryCheckAnswersAsExpected) { expect_passes(cli::load_vector(GetParam())); }
+
+INSTANTIATE_TEST_SUITE_P(Vectors, Conformance, ::testing::ValuesIn(vectors()), [](const auto& info) {
+  std::string name = info.param.path.filename().string();  // gtest names allow [A-Za-z0-9_] only
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+});
+
+TEST(ConformanceSuite, HasAVectorForEveryRule) { EXPECT_GE(vectors().size(), 60u); }
 
 }  // namespace
 }  // namespace agent_session

@@ -4,7 +4,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
-#include "cli/conform.hpp"
+#include "cli/conform_options.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
 #include "agent_session/text.hpp"
@@ -205,10 +205,18 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
 
   RunOptions run_options;
   auto* run_command = add_run_command(app, run_options);
-  ConformOptions conform_options;
-  auto* conform = add_conform_command(app, conform_options);
+  // Listed here for --help and the command names; its own parser
+  // (cli/conform_options.hpp) reads its arguments, as the standalone
+  // agent-session-conform does.
+  app.add_subcommand("conform",
+                     "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
+                     "then again with - and the input on standard input. Exit 0: every vector passed; 1: some "
+                     "failed.");
 
   check_command_name(app, args);
+  if (args.front() == "conform") {
+    return conform_main({args.begin() + 1, args.end()}, "agent-session conform", out, err);
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
     app.parse(reversed);
@@ -224,7 +232,6 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                      (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
   }
 
-  if (*conform) return run_conformance(conform_options, out, err);
   // Usage is settled before any input is read, so a bad budget is a
   // usage error (2) even when the session is invalid too.
   const std::uint64_t budget = *trim_command ? parse_budget(options.max_chars) : 0;

@@ -7,14 +7,10 @@
 #include "cli/vector_files.hpp"
 #include "agent_session/text.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <condition_variable>
 #include <filesystem>
@@ -197,63 +193,9 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
   }
 }
 
-const char* const kWhereToRun = " (run from the repository root, or pass --vectors DIR)";
+const char* const kWhereToRun = " (pass --vectors DIR)";
 
 }  // namespace
-
-CLI::App* add_conform_command(CLI::App& app, ConformOptions& options) {
-  // PositiveNumber lets NaN through (no comparison holds for it), and NaN
-  // seconds cannot become a duration.
-  static const CLI::Validator kFinite(
-      [](std::string& text) {
-        return std::isfinite(std::strtod(text.c_str(), nullptr)) ? std::string() : "not a finite number: " + text;
-      },
-      "FINITE");
-  static const CLI::Validator kReport(
-      [](std::string& text) {
-        const bool kind = text.rfind("junit=", 0) == 0 || text.rfind("json=", 0) == 0;
-        if (kind && text.find('=') + 1 < text.size()) return std::string();
-        return "not junit=FILE or json=FILE: " + terminal_safe(text);
-      },
-      "KIND=FILE");
-  CLI::App* conform = app.add_subcommand(
-      "conform",
-      "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
-      "then again with - and the input on standard input. Exit 0: every vector passed; 1: some failed.");
-  conform->add_option("--vectors", options.vectors, "the vectors' folder (default: corpus/conformance)");
-  conform->add_option("--timeout", options.timeout_seconds, "seconds one run may take; then it is killed and fails")
-      ->check(CLI::PositiveNumber & kFinite)
-      ->capture_default_str();
-  conform->add_option("--jobs", options.jobs, "vectors run at once")->check(CLI::Range(1u, 64u))->capture_default_str();
-  conform->add_option("--max-output", options.max_output,
-                      "bytes kept of each output stream of a run; a port that writes more is killed and fails")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
-      ->capture_default_str();
-  conform->add_flag("--version", options.show_version, "print the runner's and the vectors' versions");
-  conform->add_flag("--list", options.list, "print the vectors' names (after --only), one a line; run nothing");
-  conform->add_option("--only", options.only, "run only the vectors whose name matches this glob (repeatable)")
-      ->allow_extra_args(false);  // one pattern per --only, so `--only P -- CMD` ends the option
-  conform->add_option("--skip-file", options.skip_file,
-                      "vectors not to run: one name a line, # comments; they are counted and printed as skipped");
-  conform->add_flag("--strict", options.strict, "a skipped vector fails the run (exit 1)");
-  conform->add_option("--format", options.format, "standard output: text (FAIL lines) or tap (TAP version 14)")
-      ->check(CLI::IsMember({"text", "tap"}))
-      ->capture_default_str();
-  conform->add_option("--report", options.reports, "junit=FILE or json=FILE, written after the run (repeatable)")
-      ->allow_extra_args(false)
-      ->check(kReport);
-  conform->add_option("CMD", options.command, "the port's command line, after --");
-  conform->footer(
-      "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
-      "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
-      "skipped any; names and the port's output are escaped. Exit 2: usage error (no vectors folder, no CMD or "
-      "one that cannot run, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
-      "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
-      "Examples:\n  agent-session conform -- node tests/oracle/cli.mjs\n"
-      "  agent-session conform --timeout 5 --jobs 2 -- ./my-port --strict\n"
-      "  agent-session conform --skip-file skip.txt --report junit=conformance.xml -- ./my-port");
-  return conform;
-}
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
   const std::string shown_vectors = terminal_safe(options.vectors);

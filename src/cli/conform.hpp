@@ -6,6 +6,9 @@
 //   agent-session conform -- node tests/oracle/cli.mjs
 //   agent-session conform --vectors corpus/conformance --timeout 5 -- ./my-port
 //
+// Entry points: conform_main (cli/conform_options.hpp), called by
+// `agent-session conform` and by the standalone agent-session-conform.
+//
 // For each check of each vector it runs `CMD ARGS... <check args> FILE`
 // with FILE the path of the vector's input.jsonl, then again with `-` and
 // the input on standard input, and compares the exit code, the standard
@@ -15,7 +18,7 @@
 // `N passed, M failed` (N and M count vectors), then `, K skipped` when
 // K > 0. Reports for CI (JUnit XML, JSON, TAP): cli/conform_report.hpp. Everything it prints that comes from a vector
 // or the port (names, arguments, output excerpts, the command) goes
-// through terminal_safe (internal/terminal_text.hpp), so none of it can break a line or reach the
+// through terminal_safe (agent_session/text.hpp), so none of it can break a line or reach the
 // terminal as an escape sequence.
 //
 // A vector fails, never hangs or is skipped, when its files are not
@@ -26,35 +29,14 @@
 #pragma once
 
 #include "cli/conform_judge.hpp"  // contains_error
+#include "cli/conform_options.hpp"
 
 #include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace agent_session::cli {
-
-struct ConformOptions {
-  std::string vectors = "corpus/conformance";  // relative to the current directory
-  double timeout_seconds = 10;                 // per run of the port; then it is killed and the check fails
-  unsigned jobs = 1;                           // vectors run at once
-  std::size_t max_output = std::size_t{1} << 20;  // bytes kept per output stream of a run; more fails the check
-  std::vector<std::string> command;            // the port: CMD [ARGS...]; not needed by --version, --list
-  bool show_version = false;                   // print the runner's and the vectors' versions, run nothing
-  bool list = false;                           // print the chosen vectors' names, run nothing
-  std::vector<std::string> only;               // fnmatch globs: run the vectors matching any (all when empty)
-  std::string skip_file;                       // vectors not to run, one name a line; counted as skipped
-  bool strict = false;                         // a skipped vector fails the run
-  std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
-  std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
-};
-
-// Adds the `conform` subcommand to `app`, filling `options` when parsed.
-CLI::App* add_conform_command(CLI::App& app, ConformOptions& options);
 
 // Runs the chosen vectors in `options.vectors` against `options.command`.
 // Failing checks and the summary go to `out`; a reason to stop, as one
