@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace agent_session::fuzz {
@@ -109,13 +110,11 @@ void check_rejected(std::string_view bytes, const SessionError& error) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace agent_session;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  std::vector<Message> messages;
-  try {
-    messages = load_session_from_memory(bytes);
-  } catch (const SessionError& error) {
-    fuzz::check_rejected(bytes, error);
-    return 0;
+  const auto loaded = fuzz::load_from_memory(bytes);
+  if (const auto* error = std::get_if<SessionError>(&loaded)) {
+    fuzz::check_rejected(bytes, *error);
+  } else {
+    fuzz::check_loaded(bytes, std::get<std::vector<Message>>(loaded));
   }
-  fuzz::check_loaded(bytes, messages);
   return 0;
 }

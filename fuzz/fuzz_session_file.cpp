@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <variant>
 #include <vector>
 
 namespace agent_session::fuzz {
@@ -198,20 +199,18 @@ void check_file_agrees(std::string_view bytes, const std::vector<Message>* messa
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace agent_session;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  std::vector<Message> messages;
-  try {
-    messages = load_session_from_memory(bytes);
-  } catch (const SessionError& error) {
+  const auto loaded = fuzz::load_from_memory(bytes);
+  const auto* messages = std::get_if<std::vector<Message>>(&loaded);
+  const auto* error = std::get_if<SessionError>(&loaded);
+  std::size_t loaded_messages = messages ? messages->size() : 0;
+  if (error) {
     // The first bad line stops the load: the lines before it load.
-    const std::string_view bad = fuzz::split_lines(bytes).at(error.line() - 1);
-    const std::size_t loaded_before =
+    const std::string_view bad = fuzz::split_lines(bytes).at(error->line() - 1);
+    loaded_messages =
         load_session_from_memory(bytes.substr(0, static_cast<std::size_t>(bad.data() - bytes.data()))).size();
-    fuzz::check_diagnosis(diagnose_session_bytes(bytes), bytes, loaded_before, &error);
-    fuzz::check_file_agrees(bytes, nullptr, &error);
-    return 0;
   }
-  fuzz::check_diagnosis(diagnose_session_bytes(bytes), bytes, messages.size(), nullptr);
-  fuzz::check_file_agrees(bytes, &messages, nullptr);
-  fuzz::check_append_round_trip(messages);
+  fuzz::check_diagnosis(diagnose_session_bytes(bytes), bytes, loaded_messages, error);
+  fuzz::check_file_agrees(bytes, messages, error);
+  if (messages) fuzz::check_append_round_trip(*messages);
   return 0;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "agent_session/context.hpp"
+#include "agent_session/session.hpp"
 #include "agent_session/text.hpp"
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace agent_session::fuzz {
@@ -47,6 +49,16 @@ inline std::vector<std::string_view> split_lines(std::string_view bytes) {
     start = end + 1;
   }
   return lines;
+}
+
+// What load_session_from_memory makes of `bytes`: the messages, or the
+// SessionError it throws.
+inline std::variant<std::vector<Message>, SessionError> load_from_memory(std::string_view bytes) {
+  try {
+    return load_session_from_memory(bytes);
+  } catch (const SessionError& error) {
+    return error;
+  }
 }
 
 // `bytes` with everything but printable ASCII as \xNN, for failure messages.
