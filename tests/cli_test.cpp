@@ -2,6 +2,8 @@
 // plus one run of the real binary to prove main() wires it up.
 #include "cli/cli.hpp"
 
+#include "agent_session/session.hpp"
+
 #include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
 
@@ -119,6 +121,36 @@ TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
   ASSERT_EQ(run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n").exit_code, cli::kOk);
   EXPECT_EQ(contents(), kUser + "\n" + R"({"role":"user","content":"ok"})" + "\n");
   EXPECT_EQ(run({"check", file_.string()}).out, "2 messages\n");
+}
+
+// SPEC.md §6: on the command line a FILE that does not exist is exit 3,
+// never an empty session, while load_session keeps ENOENT as one (SPEC.md
+// §2, session_test) and append creates the file.
+TEST_F(CliFile, AMissingFileIsExitThreeNamingIt) {
+  const fs::path absent = path("absent.jsonl");
+  const std::vector<std::vector<std::string>> commands = {
+      {"check"}, {"estimate"}, {"canon"}, {"trim", "--max-chars", "100"}, {"units"}, {"stats"}};
+  for (std::vector<std::string> args : commands) {
+    const std::string command = args.front();
+    for (const std::string& file : {absent.string(), std::string()}) {
+      args.push_back(file);
+      const CliRun r = run(args);
+      args.pop_back();
+      EXPECT_EQ(r.exit_code, cli::kIo) << command << " '" << file << "': " << r.out << r.err;
+      EXPECT_EQ(r.out, "") << command;
+      EXPECT_EQ(r.err, "agent-session: cannot open session file '" + file + "': No such file or directory\n")
+          << command;
+    }
+  }
+  EXPECT_FALSE(fs::exists(absent));
+  EXPECT_EQ(load_session(absent).size(), 0u);  // the library's rule is unchanged
+}
+
+TEST_F(CliFile, AppendCreatesAMissingFile) {
+  ASSERT_FALSE(fs::exists(file_));
+  const CliRun r = run({"append", file_.string()}, kUser + "\n");
+  EXPECT_EQ(r.exit_code, cli::kOk) << r.err;
+  EXPECT_EQ(contents(), kUser + "\n");
 }
 
 TEST(Cli, AppendToStdinIsAUsageError) { EXPECT_EQ(run({"append", "-"}, kUser).exit_code, cli::kUsage); }

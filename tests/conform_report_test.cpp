@@ -311,5 +311,31 @@ TEST(ConformMutantReport, JunitNamesTheFailingVectorsAndChecks) {
   EXPECT_NE(suite->at("name").find("conformance vectors 1."), std::string::npos) << suite->at("name");
 }
 
+// The runner's built-in vector is reported like the others: a port that
+// reads a missing FILE as an empty session fails its four checks by name,
+// in the JUnit report and the JSON report.
+TEST(ConformMutantReport, TheBuiltInMissingFileCheckIsReportedLikeAVector) {
+  const fs::path base = fs::temp_directory_path() / ("agent_session_builtin_" + std::to_string(::getpid()));
+  const auto r = conform(kSource / "corpus" / "conformance",
+                         {"node", (kSource / "tests" / "mutants" / "missing_file_empty.mjs").string()},
+                         {"--only", "builtin_missing_file", "--report", "junit=" + base.string() + ".xml",
+                          "--report", "json=" + base.string() + ".json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.out.ends_with("\n0 passed, 1 failed\n")) << r.out;
+  const auto root = MiniXml::parse(file_text(base.string() + ".xml"));
+  const auto json = nlohmann::json::parse(file_text(base.string() + ".json"));
+  fs::remove(base.string() + ".xml");
+  fs::remove(base.string() + ".json");
+  std::set<std::string> failed;
+  for (const auto* testcase : testcases(root)) {
+    if (!testcase->all("failure").empty()) failed.insert(testcase->at("classname") + " / " + testcase->at("name"));
+  }
+  EXPECT_EQ(failed, (std::set<std::string>{"builtin_missing_file / canon FILE", "builtin_missing_file / check FILE",
+                                           "builtin_missing_file / estimate FILE",
+                                           "builtin_missing_file / trim --max-chars 100 FILE"}));
+  EXPECT_EQ(root.all("testsuite").at(0)->at("failures"), "4");
+  EXPECT_NE(json.dump().find("builtin_missing_file"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace agent_session

@@ -31,8 +31,10 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 
+// The vectors of the folder, and the runner's built-in one (the suite is
+// 1.1.0 or later).
 std::size_t vector_count() {
-  std::size_t count = 0;
+  std::size_t count = 1;
   for (const auto& entry : fs::directory_iterator(kVectors)) count += entry.is_directory() ? 1 : 0;
   return count;
 }
@@ -182,6 +184,44 @@ TEST_F(FakeVectors, DiffsArePrintableControlsAndBrokenUtf8EscapedTheRestAsIs) {
   EXPECT_NE(r.out.find(R"(got "1 m\x1b\xffé\t" (11 bytes expected, 8 got))"), std::string::npos) << r.out;
 }
 
+// The built-in missing-FILE vector (SPEC.md §6) comes with the suite from
+// 1.1.0 on: listed, run once per command with a path that does not exist,
+// counted, and skippable like any vector.
+TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
+  add("y_one", "{}\n", kOneMessage);
+  EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\n");  // no VERSION: as before
+  std::ofstream(dir_ / "VERSION") << "1.0.1\n";
+  EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\n");
+  std::ofstream(dir_ / "VERSION") << "1.1.0\n";
+  EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
+  std::ofstream(dir_ / "VERSION") << "2.0.0\n";
+  EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
+  // Right: exit 3, nothing on stdout, the path and "No such file" (any case).
+  const std::string right = R"(if [ "$1" = check ] && [ -e "$2" ]; then echo 1 messages; )"
+                            R"(else eval "f=\${$#}"; echo "port: $f: NO SUCH FILE" >&2; exit 3; fi)";
+  auto r = conform(dir_, shell_port(right));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n");
+  // An empty session for a missing file fails each command once, by name.
+  r = conform(dir_, shell_port("echo 0 messages"), {"--only", "builtin_*"});
+  EXPECT_EQ(r.exit_code, 1);
+  for (const char* run : {"check FILE", "estimate FILE", "canon FILE", "trim --max-chars 100 FILE"}) {
+    EXPECT_NE(r.out.find(std::string("FAIL builtin_missing_file (") + run + "): exit 0, expected 3; reproduce: "),
+              std::string::npos) << run << ": " << r.out;
+  }
+  EXPECT_TRUE(r.out.ends_with("\n0 passed, 1 failed\n")) << r.out;
+  // Exit 3 but the wrong words, or output on stdout, fail too.
+  r = conform(dir_, shell_port("echo cannot read >&2; exit 3"), {"--only", "builtin_*"});
+  EXPECT_NE(r.out.find("stderr lacks \"no such file\" (letter case aside)"), std::string::npos) << r.out;
+  r = conform(dir_, shell_port(R"(eval "f=\${$#}"; echo "$f: no such file" >&2; echo 0 messages; exit 3)"),
+              {"--only", "builtin_*"});
+  EXPECT_NE(r.out.find("stdout is not empty (11 bytes: \"0 messages\\n\"), expected nothing after a failure"),
+            std::string::npos) << r.out;
+  std::ofstream(dir_ / "skip.txt") << "builtin_missing_file\n";
+  r = conform(dir_, shell_port("echo 1 messages"), {"--skip-file", (dir_ / "skip.txt").string()});
+  EXPECT_EQ(r.out, "SKIP builtin_missing_file (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
+}
+
 // The real vectors. Our binary and the oracle both pass all of them; the
 // mutants pass most (they are one mistake away from right) and are caught
 // by the vectors named here.
@@ -227,7 +267,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Mutant{"utf8_bytes.mjs", {"y_estimate_cjk", "y_estimate_emoji", "y_trim_budget_counts_utf16"}},
                       Mutant{"line_numbers_skip_empty.mjs",
                              {"n_blank_lines_counted_line_3", "n_blank_lines_counted_line_6"}},
-                      Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}}),
+                      Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}},
+                      Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}}),
     [](const auto& info) {
       std::string name = info.param.script;
       return name.substr(0, name.find('.'));

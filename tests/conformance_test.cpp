@@ -1,7 +1,8 @@
 // Runs every vector in corpus/conformance/ (layout: its README.md) through
 // the command-line protocol, in process, with the conformance runner's own
 // reader and judge (cli/conform_judge.hpp): once with the file's path and
-// once with `-` and the bytes on standard input.
+// once with `-` and the bytes on standard input, and the runner's built-in
+// missing-FILE checks (SPEC.md §6).
 #include "cli/cli.hpp"
 #include "cli/conform_judge.hpp"
 #include "cli/vector_files.hpp"
@@ -46,8 +47,10 @@ void expect_passes(const cli::Vector& vector) {
   ASSERT_EQ(vector.problem, "");
   ASSERT_FALSE(vector.checks.empty());
   for (const cli::Check& check : vector.checks) {
+    const bool once = !check.file.empty();
     for (const bool use_stdin : {false, true}) {
-      const std::string file = use_stdin ? "-" : vector.input_path.string();
+      if (use_stdin && once) continue;
+      const std::string file = once ? check.file : use_stdin ? "-" : vector.input_path.string();
       const cli::ProcessResult result = run_in_process(check.args, file, use_stdin ? vector.input : "");
       const auto verdict = cli::judge(check, result, kNoTimeout);
       std::string args;
@@ -73,6 +76,10 @@ INSTANTIATE_TEST_SUITE_P(Vectors, Conformance, ::testing::ValuesIn(vectors()), [
 });
 
 TEST(ConformanceSuite, HasAVectorForEveryRule) { EXPECT_GE(vectors().size(), 60u); }
+
+TEST(ConformanceSuite, AMissingFileIsExitThreeForEveryCommand) {
+  expect_passes(cli::missing_file_vector(fs::path(::testing::TempDir()) / "agent_session_absent" / "s.jsonl"));
+}
 
 }  // namespace
 }  // namespace agent_session

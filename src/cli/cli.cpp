@@ -12,11 +12,14 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <iostream>
 #include <limits>
 #include <new>
 #include <stdexcept>
 #include <system_error>
+
+#include <sys/stat.h>
 
 namespace agent_session::cli {
 namespace {
@@ -27,8 +30,15 @@ struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// On the command line a FILE that does not exist is an error (SPEC.md
+// §6: a typo must not look like an empty session), while the library's
+// load keeps ENOENT as "no session yet" (SPEC.md §2) for the agent loop.
 NumberedSession load(const std::string& file, std::istream& in) {
   if (file == kStdin) return load_numbered_session(in);
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0 && errno == ENOENT) {
+    throw std::system_error(ENOENT, std::generic_category(), "cannot open session file '" + file + "'");
+  }
   return load_numbered_session(file);
 }
 

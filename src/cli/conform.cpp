@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -21,6 +22,8 @@
 #include <ostream>
 #include <system_error>
 #include <thread>
+
+#include <unistd.h>
 
 namespace agent_session::cli {
 namespace {
@@ -54,8 +57,10 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
   // A year is as good as forever, and keeps the conversion defined.
   const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  const std::string files[2] = {vector.input_path.string(), "-"};
-  for (int mode = 0; mode < 2; ++mode) {
+  // A built-in check runs once, with its own FILE.
+  const bool one_run = !check.file.empty();
+  const std::string files[2] = {one_run ? check.file : vector.input_path.string(), "-"};
+  for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
     std::vector<std::string> argv = options.command;
     argv.insert(argv.end(), check.args.begin(), check.args.end());
     argv.push_back(files[mode]);
@@ -94,7 +99,8 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   report.outcome.skipped = selected.skipped;
   if (selected.skipped) return report;
   const auto start = Clock::now();
-  const Vector vector = load_vector(selected.dir);
+  const bool builtin = !selected.dir.missing_file.empty();
+  const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
   if (!vector.problem.empty()) {
     report.outcome.problem = terminal_safe(vector.problem);
     return report;
@@ -103,15 +109,20 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   while (i < vector.checks.size() && run_check(vector, i, options, report)) ++i;
   // The runs a timeout skipped, so that the reports list every check.
   const std::size_t ran = report.outcome.checks.size();
-  for (std::size_t run = ran; report.fatal.empty() && run < 2 * vector.checks.size(); ++run) {
-    CheckOutcome outcome;
-    outcome.index = run / 2;
-    for (const auto& word : vector.checks[run / 2].args) outcome.words.push_back(terminal_safe(word));
-    outcome.args = joined(outcome.words);
-    outcome.from_stdin = run % 2 == 1;
-    outcome.verdict = Verdict::skip;
-    outcome.message = "not run: an earlier run of this vector timed out";
-    report.outcome.checks.push_back(std::move(outcome));
+  std::size_t run = 0;
+  for (std::size_t k = 0; report.fatal.empty() && k < vector.checks.size(); ++k) {
+    for (const bool from_stdin : {false, true}) {
+      if (from_stdin && !vector.checks[k].file.empty()) continue;  // a built-in check runs once
+      if (run++ < ran) continue;
+      CheckOutcome outcome;
+      outcome.index = k;
+      for (const auto& word : vector.checks[k].args) outcome.words.push_back(terminal_safe(word));
+      outcome.args = joined(outcome.words);
+      outcome.from_stdin = from_stdin;
+      outcome.verdict = Verdict::skip;
+      outcome.message = "not run: an earlier run of this vector timed out";
+      report.outcome.checks.push_back(std::move(outcome));
+    }
   }
   report.outcome.seconds = seconds_since(start);
   return report;
@@ -193,6 +204,36 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
   }
 }
 
+// The built-in checks belong to the suite from version 1.1.0 on, which
+// pins them (CHANGELOG.md there): an older copy of the vectors, or a
+// folder without a version, runs as it always did.
+bool runs_builtin_checks(const VectorsVersion& version) {
+  unsigned major = 0, minor = 0;
+  const std::string& text = version.version;
+  const char* end = text.data() + text.size();
+  const auto first = std::from_chars(text.data(), end, major);
+  if (first.ec != std::errc() || first.ptr == end) return false;
+  const auto second = std::from_chars(first.ptr + 1, end, minor);
+  if (second.ec != std::errc()) return false;
+  return major > 1 || (major == 1 && minor >= 1);
+}
+
+// A path that does not exist, for the built-in missing-FILE check: a
+// folder of the temporary directory that is not there.
+std::filesystem::path missing_path() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  fs::path folder;
+  for (unsigned n = 0; n < 1000; ++n) {
+    folder = temp / ("agent-session-conform-" + std::to_string(::getpid()) + "-" + std::to_string(n) + "-absent");
+    // symlink_status reports a missing path as not_found, with `error` set.
+    if (fs::symlink_status(folder, error).type() == fs::file_type::not_found) break;
+  }
+  return folder / "session.jsonl";  // if all of them exist, the check fails, visibly
+}
+
 const char* const kWhereToRun = " (pass --vectors DIR)";
 
 }  // namespace
@@ -226,9 +267,13 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     err << "agent-session: no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
     return 2;
   }
+  std::vector<VectorDir> all = dirs;
+  if (runs_builtin_checks(version)) {
+    all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path()});
+  }
   std::vector<SelectedVector> selected;
   try {
-    selected = select_vectors(dirs, options.only, options.skip_file);
+    selected = select_vectors(all, options.only, options.skip_file);
   } catch (const std::invalid_argument& problem) {
     err << "agent-session: " << problem.what() << '\n';
     return 2;

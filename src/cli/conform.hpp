@@ -21,6 +21,10 @@
 // through terminal_safe (agent_session/text.hpp), so none of it can break a line or reach the
 // terminal as an escape sequence.
 //
+// With vectors 1.1.0 or later it adds the built-in vector
+// builtin_missing_file (cli/conform_judge.hpp: missing_file_vector,
+// SPEC.md §6), listed, selected, skipped and reported like the others.
+//
 // A vector fails, never hangs or is skipped, when its files are not
 // regular files (a FIFO, a device, a directory), larger than 64 MiB or
 // unreadable, or when its entry's type cannot be read. A run whose

@@ -65,7 +65,32 @@ std::string stderr_hint(const ProcessResult& result) {
   return "; stderr: " + excerpt(result.err, 0, 160);
 }
 
+// Whether `text` contains `part`, ASCII letters compared without case.
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  const auto at = std::search(text.begin(), text.end(), part.begin(), part.end(),
+                              [&](char a, char b) { return lower(a) == lower(b); });
+  return at != text.end() || part.empty();
+}
+
 }  // namespace
+
+Vector missing_file_vector(const std::filesystem::path& missing) {
+  Vector vector;
+  vector.name = kMissingFileVector;
+  vector.input_path = missing;
+  for (std::vector<std::string> args : {std::vector<std::string>{"check"}, {"estimate"}, {"canon"},
+                                        {"trim", "--max-chars", "100"}}) {
+    Check check;
+    check.args = std::move(args);
+    check.exit = 3;
+    check.file = missing.string();
+    check.quiet_stdout = true;
+    check.stderr_mentions = {"no such file", missing.string()};
+    vector.checks.push_back(std::move(check));
+  }
+  return vector;
+}
 
 Vector load_vector(const VectorDir& dir) {
   Vector vector;
@@ -98,6 +123,16 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
   if (check.exit == 1 && !contains_error(result.err, check.error)) {
     return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
            (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+  }
+  if (check.quiet_stdout && !result.out.empty()) {
+    return "stdout is not empty (" + std::to_string(result.out.size()) + " bytes: " + excerpt(result.out, 0, 60) +
+           "), expected nothing after a failure";
+  }
+  for (const auto& mention : check.stderr_mentions) {
+    if (!contains_ignoring_case(result.err, mention)) {
+      return "stderr lacks " + printable(mention) + " (letter case aside)" +
+             (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+    }
   }
   return std::nullopt;
 }

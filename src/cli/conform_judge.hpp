@@ -20,6 +20,10 @@ struct Check {
   int exit = 0;
   std::string stdout_bytes;  // compared when exit is 0
   std::string error;         // looked for on stderr when exit is 1
+  // The built-in checks' (missing_file_vector) only:
+  std::string file;                          // FILE for the one run (none with `-`)
+  bool quiet_stdout = false;                 // standard output must be empty
+  std::vector<std::string> stderr_mentions;  // standard error must contain each, ASCII letter case aside
 };
 
 struct Vector {
@@ -33,6 +37,14 @@ struct Vector {
 // The vector in `dir`; `problem` set (never an exception, but for memory)
 // when its files or its expect.json are not what README.md promises.
 Vector load_vector(const VectorDir& dir);
+
+// The runner's built-in vector, named kMissingFileVector: `check`,
+// `estimate`, `canon` and `trim --max-chars 100` on `missing`, a path
+// that does not exist, must exit 3 with standard output empty and a line
+// on standard error naming the path and saying "no such file", letter
+// case aside (SPEC.md §6). Each check runs once, with that path.
+inline constexpr const char* kMissingFileVector = "builtin_missing_file";
+Vector missing_file_vector(const std::filesystem::path& missing);
 
 // Why `result` fails `check`, or nothing when it passes; every untrusted
 // byte escaped (terminal_safe).

@@ -85,9 +85,9 @@ std::vector<VectorDir> vector_dirs(const fs::path& root, std::error_code& error)
     std::error_code type_error;
     const bool is_directory = entry->is_directory(type_error);
     if (type_error && type_error != std::errc::no_such_file_or_directory && type_error != std::errc::not_a_directory) {
-      dirs.push_back({entry->path(), type_error.message()});  // a symlink loop, a permission
+      dirs.push_back({entry->path(), type_error.message(), {}});  // a symlink loop, a permission
     } else if (is_directory) {
-      dirs.push_back({entry->path(), ""});
+      dirs.push_back({entry->path(), "", {}});
     }
   }
   if (error) return {};

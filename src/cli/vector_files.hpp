@@ -20,6 +20,9 @@ inline constexpr std::size_t kMaxVectorFile = std::size_t{64} << 20;
 struct VectorDir {
   std::filesystem::path path;
   std::string problem;
+  // Set for the runner's built-in vector (missing_file_vector in
+  // cli/conform_judge.hpp): the path that does not exist that it runs with.
+  std::filesystem::path missing_file;
 };
 
 // The vectors of `root`, in name order. When `root` cannot be listed,

@@ -2,7 +2,7 @@
 // Independent JavaScript oracle for the session layer (see README.md beside
 // this file). It deliberately uses JavaScript's own JSON.parse, JSON.stringify
 // and String.prototype.length, plus the four strictness rules of
-// decisions.md §3. Written to be obviously correct, not fast.
+// SPEC.md §2.1. Written to be obviously correct, not fast.
 //
 //   node cli.mjs check FILE
 //   node cli.mjs estimate FILE
@@ -32,7 +32,7 @@ function jsonError(lineNo, detail) {
   return new SessionError(`invalid session JSON at line ${lineNo}: ${oneLine(detail)}`);
 }
 
-// decisions §3, applied to the raw text of a line that JSON.parse accepted.
+// SPEC §2.1, applied to the raw text of a line that JSON.parse accepted.
 // Scanning the text (rather than walking the parsed value) also sees values
 // that a later duplicate key overwrote, as a parser that checks while it reads
 // would. Returns an error detail, or undefined when the line is fine.
@@ -67,12 +67,12 @@ function strictnessProblem(text) {
   return undefined;
 }
 
-// record() in the chapter: a non-null object that is not an array.
+// A record (SPEC §1.1): a non-null object that is not an array.
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-// calls() in the chapter, with "own key" for input.
+// A list of tool calls (SPEC §1.1), with "own key" for input.
 function isToolCalls(value) {
   return (
     Array.isArray(value) &&
@@ -86,7 +86,7 @@ function isToolCalls(value) {
   );
 }
 
-// parseSessionMessage: a normalized message (decisions §1), or undefined.
+// parseSessionMessage: a normalized message (SPEC §1.1), or undefined.
 function parseSessionMessage(item) {
   if (!isRecord(item) || typeof item.role !== "string" || typeof item.content !== "string") {
     return undefined;
@@ -164,7 +164,7 @@ function declaringAssistant(messages, index) {
   return -1;
 }
 
-// decisions §6: a cut before p is allowed only if every tool result at or
+// SPEC §5.1: a cut before p is allowed only if every tool result at or
 // after p has its declaring assistant (if any) at or after p.
 function units(messages) {
   const declaring = messages.map((m, i) => (m.role === "tool" ? declaringAssistant(messages, i) : -1));
@@ -220,13 +220,10 @@ function parseArgs(argv) {
   throw new UsageError("usage: cli.mjs check|estimate|canon FILE | trim --max-chars N FILE");
 }
 
+// A FILE that does not exist is an I/O error, exit 3, never an empty
+// session (SPEC §6): Node's message says "no such file or directory".
 function readInput(file) {
-  try {
-    return readFileSync(file === "-" ? 0 : file);
-  } catch (error) {
-    if (error.code === "ENOENT" && file !== "-") return Buffer.alloc(0); // no session yet
-    throw error;
-  }
+  return readFileSync(file === "-" ? 0 : file);
 }
 
 function jsonl(messages) {
