@@ -197,7 +197,7 @@ TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
   std::ofstream(dir_ / "VERSION") << "2.0.0\n";
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
   // Right: exit 3, nothing on stdout, the path and "No such file" (any case).
-  const std::string right = R"(if [ "$1" = check ] && [ -e "$2" ]; then echo 1 messages; )"
+  const std::string right = R"(if [ "$1" = check ] && { [ "$2" = - ] || [ -e "$2" ]; }; then echo 1 messages; )"
                             R"(else eval "f=\${$#}"; echo "port: $f: NO SUCH FILE" >&2; exit 3; fi)";
   auto r = conform(dir_, shell_port(right));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
