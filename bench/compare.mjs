@@ -1,11 +1,11 @@
-// Side by side: the C++ suite and the chapter's JavaScript, on the same
+// Side by side: the C++ suite and the original JavaScript, on the same
 // history files, in the same run. Run through bench/compare-js.
 //
 //   node --expose-gc bench/compare.mjs BENCH_BINARY HISTORY_DIR [--quick] [--cap-seconds=N] [--reference]
 //
 // 1. the C++ binary writes the deterministic histories (JSONL) to
 //    HISTORY_DIR, then runs its workloads on them (medians of repetitions);
-// 2. this script runs the chapter's algorithm as written on the same files:
+// 2. this script runs the original algorithm as written on the same files:
 //    estimate = Σ JSON.stringify(m).length + 1; trimContext's backward unit
 //    scan and its packing loop, which re-estimates unit ∪ kept at every
 //    step (quadratic); loadSession = readFile + split + JSON.parse +
@@ -37,7 +37,7 @@ const profiles = ["ascii", "cjk", "emoji", "escapes", "numbers"];
 const fixedBudget = 200000;
 const repetitions = 3;
 
-// ---- The chapter's JavaScript (session.ts, context.ts), as written. ----
+// ---- The original JavaScript (session.ts, context.ts), as written. ----
 
 function record(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
