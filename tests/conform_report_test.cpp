@@ -195,7 +195,7 @@ TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
 }
 
 TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
-  std::ofstream(dir_ / "VERSION") << "3.1.4\n";
+  std::ofstream(dir_ / "VERSION") << "1.0.4\n";  // before 1.1.0: no built-in vector here
   add("y_fail", "{}\n", R"({"checks":[{"args":["check"],"exit":0,"stdout":"2 messages\n"},)"
                         R"({"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
   add("y_pass", "{}\n", kOneMessage);
@@ -210,7 +210,7 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   const auto report = nlohmann::json::parse(file_text(json));
   EXPECT_EQ(report.at("format"), "agent-session-conform-report");
   EXPECT_EQ(report.at("format_version"), 1);
-  EXPECT_EQ(report.at("vectors_version"), "3.1.4");
+  EXPECT_EQ(report.at("vectors_version"), "1.0.4");
   EXPECT_EQ(report.at("runner_version"), std::string(cli::runner_version()));
   EXPECT_EQ(report.at("summary"), nlohmann::json({{"vectors", 3}, {"passed", 1}, {"failed", 1}, {"skipped", 1},
                                                    {"seconds", report.at("summary").at("seconds")}}));
