@@ -1,6 +1,7 @@
-// RapidCheck generators for the property tests: unicode-rich strings,
-// arbitrary JSON tool inputs, messages of the three roles, structured
-// histories (rounds of user -> assistant with tool calls -> results) and
+// RapidCheck generators for the property tests: messages of the three
+// roles (from value_generators.hpp's strings and JSON tool inputs), structured
+// histories (rounds of user -> assistant with tool calls -> results),
+// the benchmarks' realistic histories (bench/history_generator.hpp), and
 // budgets near the points where trimming changes its answer.
 //
 // Every generator shrinks towards something small and readable: strings
@@ -17,13 +18,13 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
-#include "reference.hpp"
+#include "history_generator.hpp"
+#include "spec_units.hpp"
+#include "value_generators.hpp"
 
 #include <rapidcheck.h>
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -33,164 +34,7 @@
 #include <variant>
 #include <vector>
 
-namespace agent_session {
-
-// Counterexamples print each message as a JSON line rendered by nlohmann,
-// not by the library: a display that went through the code under test
-// would hide a printing bug (both sides of a failed comparison would show
-// the same wrong text). Found by argument-dependent lookup from RapidCheck.
-inline Json display_json(const Message& message) {
-  Json json = {{"role", role_of(message)}};
-  std::visit([&](const auto& m) { json["content"] = m.content; }, message);
-  if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
-    json["toolCalls"] = Json::array();
-    for (const auto& call : assistant->tool_calls) {
-      json["toolCalls"].push_back({{"id", call.id}, {"name", call.name}, {"input", call.input.value()}});
-    }
-  } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
-    json["toolCallId"] = result->tool_call_id;
-    json["isError"] = result->is_error;
-  }
-  return json;
-}
-
-inline void showValue(const Message& message, std::ostream& os) {
-  os << display_json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-}  // namespace agent_session
-
 namespace agent_session::properties {
-
-// ---------------------------------------------------------------- text
-
-// UTF-8 bytes of one Unicode scalar value (never a surrogate).
-inline void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
-inline std::string to_utf8(const std::vector<char32_t>& code_points) {
-  std::string out;
-  for (char32_t c : code_points) append_utf8(out, c);
-  return out;
-}
-
-// One character, weighted towards the ones that stress JSON escaping and
-// UTF-16 counting. Lower-case ASCII comes first so shrinking lands on "a".
-inline rc::Gen<char32_t> code_point() {
-  return rc::gen::weightedOneOf<char32_t>({
-      {30, rc::gen::inRange<char32_t>(U'a', U'z' + 1)},
-      {6, rc::gen::inRange<char32_t>(0x20, 0x7F)},                    // printable ASCII
-      {6, rc::gen::element<char32_t>(U'"', U'\\', U'/')},             // escaped or not
-      {6, rc::gen::inRange<char32_t>(0x00, 0x20)},                    // control: \n, \u0001...
-      {2, rc::gen::element<char32_t>(0x7F, 0x2028, 0x2029, 0xFEFF)},  // raw in JSON.stringify
-      {6, rc::gen::inRange<char32_t>(0xA0, 0x800)},                   // two UTF-8 bytes
-      {8, rc::gen::inRange<char32_t>(0x4E00, 0xA000)},                // CJK: three bytes, one unit
-      {3, rc::gen::oneOf(rc::gen::inRange<char32_t>(0x800, 0xD800),   // rest of the BMP,
-                         rc::gen::inRange<char32_t>(0xE000, 0x10000))},  // no surrogates
-      {5, rc::gen::inRange<char32_t>(0x1F600, 0x1F650)},              // emoji: two units
-      {3, rc::gen::inRange<char32_t>(0x10000, 0x110000)},             // any astral
-  });
-}
-
-// A valid UTF-8 string of up to about size/3 characters.
-inline rc::Gen<std::string> unicode_text() {
-  return rc::gen::map(rc::gen::scale(0.3, rc::gen::container<std::vector<char32_t>>(code_point())), to_utf8);
-}
-
-// ---------------------------------------------------------------- JSON
-
-// JavaScript's array-index keys: the canonical decimal form of an integer
-// 0..4294967294. Written here again, not taken from the library, so that
-// the round trip checks the library's key order against an independent one.
-inline bool is_js_array_index(const std::string& key) {
-  if (key.empty() || key.size() > 10) return false;
-  if (!std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
-  if (key.size() > 1 && key[0] == '0') return false;
-  return std::stoull(key) <= 4294967294ULL;
-}
-
-// An object with its keys in JavaScript's property order: array-index keys
-// ascending, then the others in insertion order (decisions §4). This is
-// the order in which loading returns objects, so generated inputs compare
-// equal to loaded ones exactly, order included.
-inline Json in_js_key_order(const Json& object) {
-  std::vector<std::pair<std::string, const Json*>> index_keys;
-  std::vector<std::pair<std::string, const Json*>> other_keys;
-  for (const auto& [key, value] : object.items()) {
-    (is_js_array_index(key) ? index_keys : other_keys).emplace_back(key, &value);
-  }
-  std::stable_sort(index_keys.begin(), index_keys.end(),
-                   [](const auto& a, const auto& b) { return std::stoull(a.first) < std::stoull(b.first); });
-  Json ordered = Json::object();
-  for (const auto& [key, value] : index_keys) ordered[key] = *value;
-  for (const auto& [key, value] : other_keys) ordered[key] = *value;
-  return ordered;
-}
-
-inline double from_bits(std::uint64_t bits) { return std::bit_cast<double>(bits); }
-
-// Every number is a double, as JavaScript holds it (decisions §4): small
-// integers, integers near 2^53, the printing thresholds, and arbitrary
-// finite bit patterns.
-inline rc::Gen<double> json_number() {
-  return rc::gen::weightedOneOf<double>({
-      {4, rc::gen::cast<double>(rc::gen::inRange(-1000, 1000))},
-      {2, rc::gen::cast<double>(rc::gen::inRange<std::int64_t>(-(std::int64_t{1} << 54), std::int64_t{1} << 54))},
-      {2, rc::gen::element(0.5, -0.0, 0.1, 1e-7, 1e-6, 1e21, 1e20, 123456789012345680000.0, 5e-324,
-                           1.7976931348623157e308, -2.5e-300)},
-      {3, rc::gen::suchThat(rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), from_bits),
-                            [](double d) { return std::isfinite(d); })},
-  });
-}
-
-// Object keys: array-index lookalikes (some are, some are not) and text.
-inline rc::Gen<std::string> json_key() {
-  return rc::gen::weightedOneOf<std::string>({
-      {3, rc::gen::element<std::string>("a", "b", "role", "content", "id")},
-      {2, rc::gen::element<std::string>("0", "1", "7", "10", "4294967294", "4294967295", "01", "-1", "1.5", " 1")},
-      {3, unicode_text()},
-  });
-}
-
-inline Json object_from(const std::vector<std::pair<std::string, Json>>& members) {
-  Json object = Json::object();
-  for (const auto& [key, value] : members) object[key] = value;  // a repeated key keeps its first place
-  return in_js_key_order(object);
-}
-
-// Any JSON value, nested at most `depth` levels below the top.
-inline rc::Gen<Json> json_value(int depth) {
-  auto scalar = rc::gen::weightedOneOf<Json>({
-      {2, rc::gen::just(Json(nullptr))},
-      {1, rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return Json(b); })},
-      {3, rc::gen::map(json_number(), [](double d) { return Json(d); })},
-      {3, rc::gen::map(unicode_text(), [](std::string s) { return Json(std::move(s)); })},
-  });
-  if (depth == 0) return scalar;
-  auto element = json_value(depth - 1);
-  auto array = rc::gen::map(rc::gen::scale(0.05, rc::gen::container<std::vector<Json>>(element)),
-                            [](std::vector<Json> items) { return Json(std::move(items)); });
-  auto object = rc::gen::map(
-      rc::gen::scale(0.05, rc::gen::container<std::vector<std::pair<std::string, Json>>>(
-                               rc::gen::pair(json_key(), element))),
-      object_from);
-  return rc::gen::weightedOneOf<Json>({{4, scalar}, {1, array}, {2, object}});
-}
 
 // ---------------------------------------------------------------- messages
 
@@ -265,7 +109,7 @@ inline rc::Gen<std::vector<Message>> messages(int min_count = 0) {
 // one) in any order, sometimes a user message between a call and its
 // result, sometimes a result nobody declared. The last `postponed` of those
 // are held back until after the next round's assistant, which interleaves
-// rounds (assistant x, assistant y, result x, result y: decisions §6).
+// rounds (assistant x, assistant y, result x, result y: SPEC.md §5.1).
 struct Round {
   std::vector<Message> before;  // the user prompt, if any
   Message assistant;
@@ -395,6 +239,19 @@ inline rc::Gen<std::vector<Message>> history() {
   });
 }
 
+// The first 1 to about 2 size messages of one of the benchmarks' realistic
+// histories (bench/history_generator.hpp: rounds of a user, an assistant
+// with 1-3 calls, their results, an answer; every content profile).
+// Deterministic in (profile, count), so it shrinks to fewer messages.
+inline rc::Gen<std::vector<Message>> realistic_history() {
+  return rc::gen::withSize([](int size) {
+    return rc::gen::apply(
+        [](bench::Profile profile, std::size_t count) { return bench::generate_history(profile, count); },
+        rc::gen::elementOf(bench::kProfiles),
+        rc::gen::inRange<std::size_t>(1, 2 + 2 * static_cast<std::size_t>(size)));
+  });
+}
+
 // ---------------------------------------------------------------- budgets
 
 // How to pick a budget for a history, drawn independently of the history:
@@ -452,7 +309,7 @@ inline std::uint64_t budget(const std::vector<Message>& history, const BudgetCho
     case BudgetChoice::Kind::unit_boundary:
       break;
   }
-  const auto all = reference::units(history);
+  const auto all = spec::units(history);
   if (all.empty()) return choice.offset > 0 ? 1 : 0;
   const auto& oldest_kept = all[all.size() - 1 - std::min(choice.units, all.size() - 1)];
   const std::uint64_t chars = estimate_context_chars(messages.subspan(oldest_kept.begin));  // > 0

@@ -1,5 +1,5 @@
 // Properties 9-11 of tests/properties/README.md: the session file
-// (decisions §2 and §4). Valid sessions are generated, then one or two of
+// (SPEC.md §1-§3). Valid sessions are generated, then one or two of
 // their physical lines are swapped for a corrupt variant; the loader must
 // name exactly that line with exactly the right one of the spec's texts.
 #include "generators.hpp"
@@ -98,7 +98,7 @@ std::string dump(const Json& json) { return json.dump(); }
 Json as_json(const Message& message) { return Json::parse(to_canonical_json(message)); }
 
 // The places of a message's required fields, as JSON pointers, with the
-// type each must have (decisions §1). `input` must exist but may be anything.
+// type each must have (SPEC.md §1.1). `input` must exist but may be anything.
 struct Field {
   Json::json_pointer where;
   Json::value_t type;  // value_t::discarded: any type
@@ -212,7 +212,7 @@ rc::Gen<Line> corrupt(const Message& message) {
 }
 
 // A valid session file's lines around `history`: some empty lines (skipped
-// but counted, decisions §2), some lines ending in `\r` (JSON whitespace).
+// but counted, SPEC.md §2), some lines ending in `\r` (JSON whitespace).
 struct Layout {
   std::vector<Line> lines;
   std::vector<std::size_t> message_line;  // index in `lines` of each message
