@@ -63,8 +63,8 @@ Message JsonLineParser::parse(std::string_view line, std::size_t line_number, st
 }
 
 std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers) {
-  LineReader reader(std::move(read_some), parser.read_ahead());
+                                std::vector<std::size_t>* line_numbers, std::uint64_t size_hint) {
+  LineReader reader(std::move(read_some), parser.read_ahead(), size_hint);
   std::vector<Message> messages;
   while (const auto line = reader.next()) {
     if (line->text.empty()) continue;  // skipped, but counted (SPEC.md §2)
@@ -87,9 +87,9 @@ namespace {
 std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
 std::vector<Message> load_lines(internal::LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers = nullptr) {
+                                std::vector<std::size_t>* line_numbers, std::uint64_t size_hint) {
   const auto parser = internal::make_line_parser();
-  return internal::load_lines(*parser, std::move(read_some), from_file, line_numbers);
+  return internal::load_lines(*parser, std::move(read_some), from_file, line_numbers, size_hint);
 }
 
 // The torn-tail guard of append_session: returns what must precede the
@@ -120,7 +120,7 @@ std::vector<Message> load_session_from_memory(std::string_view bytes) {
         bytes.remove_prefix(got);
         return got;
       },
-      /*from_file=*/false);
+      /*from_file=*/false, nullptr, bytes.size());
 }
 
 namespace {
@@ -129,7 +129,7 @@ std::vector<Message> load_file(const std::filesystem::path& path, std::vector<st
   std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
   return load_lines([&file](char* buffer, std::size_t size) { return file->read_some(buffer, size); },
-                    /*from_file=*/true, lines);
+                    /*from_file=*/true, lines, file->size_when_opened());
 }
 
 std::vector<Message> load_stream(std::istream& in, std::vector<std::size_t>* lines) {
@@ -141,7 +141,7 @@ std::vector<Message> load_stream(std::istream& in, std::vector<std::size_t>* lin
       [bytes](char* buffer, std::size_t size) {
         return static_cast<std::size_t>(bytes->sgetn(buffer, static_cast<std::streamsize>(size)));
       },
-      /*from_file=*/false, lines);
+      /*from_file=*/false, lines, 0);
 }
 
 }  // namespace

@@ -145,7 +145,9 @@ struct SimdLineParser::Parser {
 
   Parser() {
     // The depth limit is set once; later growth keeps it.
-    if (parser.allocate(1 << 16, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+    // Small at first: a load of a few short lines costs little; longer
+    // lines grow the buffers (to their own size, so growing stays linear).
+    if (parser.allocate(4096, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
   }
 
   // The line's root element, or nullopt when simdjson rejects the line.

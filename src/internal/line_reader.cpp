@@ -13,8 +13,11 @@ constexpr std::size_t kPiece = std::size_t{1} << 20;
 
 }  // namespace
 
-LineReader::LineReader(ReadSome read_some, std::size_t read_ahead)
-    : read_some_(std::move(read_some)), read_ahead_(read_ahead) {}
+LineReader::LineReader(ReadSome read_some, std::size_t read_ahead, std::uint64_t size_hint)
+    : read_some_(std::move(read_some)),
+      read_ahead_(read_ahead),
+      // Room for the whole input and the read that finds its end.
+      first_capacity_(size_hint > 0 && size_hint < kPiece ? static_cast<std::size_t>(size_hint) + 1 : kPiece) {}
 
 std::optional<LineReader::Line> LineReader::next() {
   for (;;) {
@@ -41,7 +44,7 @@ std::optional<LineReader::Line> LineReader::next() {
     begin_ = 0;
     end_ = scanned_;
     if (end_ == capacity_) {
-      capacity_ = capacity_ == 0 ? kPiece : std::min(2 * capacity_, kMaxLineBytes + 1);
+      capacity_ = capacity_ == 0 ? first_capacity_ : std::min(2 * capacity_, kMaxLineBytes + 1);
       buffer_.resize(capacity_ + read_ahead_, ' ');
     }
     const std::size_t got = read_some_(buffer_.data() + end_, capacity_ - end_);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,8 +27,9 @@ class LineReader {
   };
 
   // `read_ahead`: bytes kept readable past every line's end, for a parser
-  // that reads a little past its input.
-  LineReader(ReadSome read_some, std::size_t read_ahead);
+  // that reads a little past its input. `size_hint`: the input's size when
+  // known (0 if not), so a small input gets a small buffer.
+  LineReader(ReadSome read_some, std::size_t read_ahead, std::uint64_t size_hint = 0);
 
   // The next line, empty ones included, or nullopt at the end. Nothing
   // follows the last `\n` of an input but the end: "a\n" is one line.
@@ -38,6 +40,7 @@ class LineReader {
  private:
   ReadSome read_some_;
   std::size_t read_ahead_;
+  std::size_t first_capacity_;
   std::string buffer_;        // capacity bytes, then read_ahead_ readable bytes
   std::size_t capacity_ = 0;  // bytes the buffer holds for input
   std::size_t begin_ = 0;     // where the next line starts

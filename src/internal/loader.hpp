@@ -7,6 +7,7 @@
 #include "internal/line_reader.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace agent_session::internal {
@@ -14,8 +15,9 @@ namespace agent_session::internal {
 // Reads lines from `read_some` and parses each non-empty one with
 // `parser`, in order; the first bad line stops the load (SessionError,
 // with a hint to repair when `from_file` and the bad line is a last line
-// without `\n`). `line_numbers`, when given, receives each message's line.
+// without `\n`). `line_numbers`, when given, receives each message's line;
+// `size_hint` is the input's size when known (LineReader).
 std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers = nullptr);
+                                std::vector<std::size_t>* line_numbers = nullptr, std::uint64_t size_hint = 0);
 
 }  // namespace agent_session::internal
