@@ -204,7 +204,7 @@ TEST(ToolInput, EqualWhenTheCanonicalTextsAre) {
 
 TEST(ToolInput, AnUnprintableValueIsKeptAndThrowsOnlyWhenItsMessageIsPrinted) {
   const Json bad = Json{{"s", "\xff"}};
-  const ToolInput input = bad;  // no throw here: decisions §5 names the message's index at estimate time
+  const ToolInput input = bad;  // no throw here: SPEC.md §4 names the message's index at estimate time
   EXPECT_EQ(input.canonical_json(), std::nullopt);
   EXPECT_EQ(input.value(), bad);
   EXPECT_EQ(input, ToolInput(bad));
