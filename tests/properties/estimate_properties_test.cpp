@@ -1,12 +1,12 @@
 // Properties 8, 14 and 15 of tests/properties/README.md: the estimate
 // (SPEC.md §4) on generated histories, the benchmarks' realistic ones, and
 // histories with a string that is not valid UTF-8. Property 8 counts the
-// canonical text's UTF-16 units with the tests' own strict decoder
-// (tests/support/utf8_reference.hpp); 14 and 15 compare the public
+// canonical text's UTF-16 units with the reference counter (itself checked
+// against every scalar value's encoding in tests/utf8_test.cpp); 14 and 15
+// compare the public
 // estimate, and the fast path's per-message measure when it is built,
 // with the reference's printing and counting.
 #include "generators.hpp"
-#include "support/utf8_reference.hpp"
 
 #include "agent_session/context.hpp"
 #include "internal/reference.hpp"
@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -66,20 +67,26 @@ History maybe_unserializable(History history) {
   return history;
 }
 
+// The UTF-16 length of `text`, nullopt when it is not valid UTF-8.
+std::optional<std::uint64_t> utf16_units(std::string_view text) {
+  if (valid_utf8_prefix(text) != text.size()) return std::nullopt;
+  return internal::utf16_length(text);
+}
+
 // 8. The estimate is additive over messages and equals the UTF-16 length
-// of the canonical JSONL text, counted here by decoding the UTF-8.
+// of the canonical JSONL text.
 RC_GTEST_PROP(EstimateProperties, AdditiveAndUtf16LengthOfCanonicalJsonl, ()) {
   const History history = *any_history();
   const std::uint64_t whole = estimate_context_chars(history);
   std::uint64_t sum = 0;
   for (const auto& message : history) {
-    const auto line = test_support::utf16_length(to_canonical_json(message));
+    const auto line = utf16_units(to_canonical_json(message));
     RC_ASSERT(line.has_value());  // canonical text is valid UTF-8
     RC_ASSERT(estimate_context_chars(std::span<const Message>(&message, 1)) == *line + 1);
     sum += *line + 1;
   }
   RC_ASSERT(whole == sum);
-  RC_ASSERT(test_support::utf16_length(to_canonical_jsonl(history)) == std::optional<std::uint64_t>(whole));
+  RC_ASSERT(utf16_units(to_canonical_jsonl(history)) == std::optional<std::uint64_t>(whole));
   const auto split = *rc::gen::inRange<std::size_t>(0, history.size() + 1);
   RC_ASSERT(estimate(history, 0, split) + estimate(history, split, history.size()) == whole);
 }
