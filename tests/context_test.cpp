@@ -1,5 +1,5 @@
-// context.hpp: the estimate (decisions §5) and unit trimming (chapter's
-// walkthrough and budget-packing loop; decisions §6), at the API level.
+// context.hpp: the estimate (SPEC.md §4) and unit trimming (chapter's
+// walkthrough and budget-packing loop; SPEC.md §5), at the API level.
 #include "agent_session/context.hpp"
 
 #include "support/thrown.hpp"
@@ -234,7 +234,7 @@ TEST(TrimContext, KeepsTheNewestWholeUnitsThatFitInLongHistories) {
 
 // Trimming looks for a result's assistant nearby first; these histories
 // put it far back (past any nearby window), behind orphans and behind
-// redeclarations of the same id, and compare with decisions §6 computed
+// redeclarations of the same id, and compare with SPEC.md §5 computed
 // the slow, obvious way.
 std::size_t naive_declarer(const std::vector<Message>& history, std::size_t index) {
   const auto* tool = std::get_if<ToolResultMessage>(&history[index]);
@@ -249,7 +249,7 @@ std::size_t naive_declarer(const std::vector<Message>& history, std::size_t inde
   return history.size();  // orphan
 }
 
-// decisions §6 literally: a cut before p is allowed when every tool result
+// SPEC.md §5 literally: a cut before p is allowed when every tool result
 // at or after p has its declaring assistant (if any) at or after p; pack
 // whole units from the newest while the suffix's estimate fits.
 std::size_t naive_kept(const std::vector<Message>& history, std::uint64_t max_chars) {

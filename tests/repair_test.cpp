@@ -53,7 +53,7 @@ TEST(DiagnoseSessionBytes, ValidLastLineWithoutNewlineIsValidAndNoted) {
 }
 
 TEST(DiagnoseSessionBytes, TornTailGivesItsLineOffsetAndExcerpt) {
-  // Physical line numbers count the skipped empty line (decisions §2).
+  // Physical line numbers count the skipped empty line (SPEC.md §2).
   const std::string kept = kA + "\n\n" + kB + "\n";
   const SessionDiagnosis found = diagnose_session_bytes(kept + R"({"role":"user","con)");
   EXPECT_EQ(found.health, SessionHealth::torn_tail);

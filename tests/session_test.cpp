@@ -1,4 +1,4 @@
-// session.hpp: the loadSession chain and appends (chapter; decisions §2).
+// session.hpp: the loadSession chain and appends (chapter; SPEC.md §2).
 // The byte-level rules are vectors in corpus/conformance; here: what the
 // vectors cannot express (I/O errors, exception fields, files).
 #include "agent_session/session.hpp"

@@ -1,6 +1,6 @@
 // Mutant port: numbers only the non-empty lines, as the chapter's literal
 // `text.split("\n").filter(Boolean)` does, instead of the physical line
-// numbers of decisions §2.
+// numbers of SPEC.md §2.
 import { runMutant } from "./mutate.mjs";
 
 await runMutant(

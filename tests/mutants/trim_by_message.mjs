@@ -1,5 +1,5 @@
 // Mutant port: trims message by message instead of by closed unit
-// (decisions §6), so a tool result can be kept without the assistant that
+// (SPEC.md §5), so a tool result can be kept without the assistant that
 // requested it.
 import { runMutant } from "./mutate.mjs";
 

@@ -1,4 +1,4 @@
-// Hand-made checks of cli.mjs, one or more per rule of decisions.md.
+// Hand-made checks of cli.mjs, one or more per rule of SPEC.md.
 // Every input is run twice: as a FILE and as "-" on standard input.
 //   node tests/oracle/selftest.mjs
 import { spawnSync } from "node:child_process";
@@ -51,7 +51,7 @@ const EMPTY = err("context budget cannot be empty");
 const user = (c) => JSON.stringify({ role: "user", content: c });
 const U = '{"role":"user","content":"x"}';
 
-// ---- lines, bytes, encoding (decisions §2, §3)
+// ---- lines, bytes, encoding (SPEC.md §2, §2.1)
 check("empty file", B(""), ["check"], ok("0 messages\n"));
 check("empty file estimate", B(""), ["estimate"], ok("0\n"));
 check("empty file canon", B(""), ["canon"], ok(""));
@@ -78,7 +78,7 @@ check("raw control char in string", B('{"role":"user","content":"a\tb"}\n'), ["c
 check("first bad line stops (record before JSON)", B(`${U}\n{"role":"nope","content":"x"}\n{bad\n`), ["check"], recordAt(2));
 check("first bad line stops (JSON before record)", B(`${U}\n{bad\n{"role":"nope","content":"x"}\n`), ["check"], jsonAt(2));
 
-// ---- lone surrogates (decisions §3)
+// ---- lone surrogates (SPEC.md §2.1)
 check("lone high surrogate", B('{"role":"user","content":"\\ud800"}\n'), ["check"], jsonAt(1));
 check("lone low surrogate", B('{"role":"user","content":"\\udc00"}\n'), ["check"], jsonAt(1));
 check("high then non-low", B('{"role":"user","content":"\\ud800\\u0041"}\n'), ["check"], jsonAt(1));
@@ -89,7 +89,7 @@ check("lone surrogate in a dropped field", B('{"role":"user","content":"x","extr
 check("lone surrogate in an overwritten duplicate", B('{"role":"user","content":"\\ud800","content":"x"}\n'), ["check"], jsonAt(1));
 check("lone surrogate in a non-object line", B('"\\ud800"\n'), ["check"], jsonAt(1));
 
-// ---- numbers (decisions §3, §4)
+// ---- numbers (SPEC.md §2.1, §3)
 const A = (input) => `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":${input}}]}`;
 const canonA = (input) => `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":${input}}]}\n`;
 check("1e400 overflows", B(A("1e400") + "\n"), ["check"], jsonAt(1));
@@ -102,7 +102,7 @@ check("1e-400 underflows to 0", B(A("[1e-400,5e-324,-1e-400]") + "\n"), ["canon"
 check("number forms", B(A("[1.0,1E+2,-0,1e21,1e-7,0.000001,1e20,123456789012345678901,9007199254740993]") + "\n"), ["canon"],
   ok(canonA("[1,100,0,1e+21,1e-7,0.000001,100000000000000000000,123456789012345680000,9007199254740992]")));
 
-// ---- nesting (decisions §3): the message object is level 1
+// ---- nesting (SPEC.md §2.1): the message object is level 1
 const nested = (levels) => "[".repeat(levels) + "]".repeat(levels); // levels of arrays
 // object(1) > toolCalls(2) > call(3) > input: 509 levels -> 512 in all
 check("nesting 512 is fine", B(A(nested(509)) + "\n"), ["canon"], ok(canonA(nested(509))));
@@ -116,7 +116,7 @@ check("brackets inside strings do not nest", B(user("[".repeat(600)) + "\n"), ["
 check("absurd depth", B(nested(100000) + "\n"), ["check"], jsonAt(1));
 check("deep nesting in an overwritten duplicate", B('{"role":"user","content":"x","d":' + nested(600) + ',"d":1}\n'), ["check"], jsonAt(1));
 
-// ---- keys, duplicates, escapes (decisions §2, §4)
+// ---- keys, duplicates, escapes (SPEC.md §2, §3)
 check("duplicate keys: last wins at first position", B(A('{"b":1,"a":2,"b":3}') + "\n"), ["canon"], ok(canonA('{"b":3,"a":2}')));
 check("duplicate role", B('{"role":"tool","content":"a","role":"user"}\n'), ["canon"], ok(user("a") + "\n"));
 check("index keys first", B(A('{"a":1,"10":2,"2":3,"01":4,"-1":5,"1.5":6,"4294967295":7,"4294967294":8,"0":9}') + "\n"), ["canon"],
@@ -125,7 +125,7 @@ check("string escapes", B('{"role":"user","content":"\\/\\u002f\\u2028\\u2029\\u
   ok('{"role":"user","content":"//\u2028\u2029\\u0001\\u001f\u007f\\b\\f\\n\\r\\t\\"\\\\é"}\n'));
 check("unicode escapes are not kept", B('{"role":"user","content":"\\u0041"}\n'), ["canon"], ok(user("A") + "\n"));
 
-// ---- discrimination (decisions §1, chapter table)
+// ---- discrimination (SPEC.md §1, chapter table)
 for (const [name, line] of [
   ["array", "[]"], ["null", "null"], ["string", '"x"'], ["number", "1"], ["true", "true"],
   ["role missing", '{"content":"x"}'], ["role number", '{"role":1,"content":"x"}'],
@@ -162,7 +162,7 @@ check("fields dropped, order normalized", B(
   '{"role":"user","content":"u"}\n'));
 check("__proto__ input key is kept", B(A('{"__proto__":{"a":1},"b":2}') + "\n"), ["canon"], ok(canonA('{"__proto__":{"a":1},"b":2}')));
 
-// ---- trimming (decisions §5, §6)
+// ---- trimming (SPEC.md §4, §5)
 const asst = (ids, c = "") => JSON.stringify({ role: "assistant", content: c, toolCalls: ids.map((id) => ({ id, name: "n", input: null })) });
 const tool = (id, c = "") => JSON.stringify({ role: "tool", content: c, toolCallId: id, isError: false });
 const session = (...lines) => lines.map((l) => l + "\n").join("");
