@@ -113,14 +113,7 @@ std::string_view separator_before_append(const internal::LockedFile& file) {
 
 // A piece of `bytes` at a time, as from a file: one way through the loader.
 std::vector<Message> load_session_from_memory(std::string_view bytes) {
-  return load_lines(
-      [bytes](char* buffer, std::size_t size) mutable {
-        const std::size_t got = std::min(size, bytes.size());
-        bytes.copy(buffer, got);
-        bytes.remove_prefix(got);
-        return got;
-      },
-      /*from_file=*/false, nullptr, bytes.size());
+  return load_lines(internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
 }
 
 namespace {

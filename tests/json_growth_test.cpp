@@ -106,16 +106,7 @@ Json input_of(const Message& message) { return std::get<AssistantMessage>(messag
 
 // The load loop of SPEC.md §2 over `bytes` with a chosen line parser.
 std::vector<Message> load_with(LineParser& parser, const std::string& bytes) {
-  std::size_t at = 0;
-  return load_lines(
-      parser,
-      [&](char* buffer, std::size_t size) {
-        const std::size_t n = std::min(size, bytes.size() - at);
-        std::memcpy(buffer, bytes.data() + at, n);
-        at += n;
-        return n;
-      },
-      false);
+  return load_lines(parser, read_from(bytes), false);
 }
 
 // The loads: each line parser, and the library's own load (the fast one

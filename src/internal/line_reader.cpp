@@ -53,4 +53,13 @@ std::optional<LineReader::Line> LineReader::next() {
   }
 }
 
+LineReader::ReadSome read_from(std::string_view bytes) {
+  return [bytes](char* buffer, std::size_t size) mutable {
+    const std::size_t got = std::min(size, bytes.size());
+    bytes.copy(buffer, got);
+    bytes.remove_prefix(got);
+    return got;
+  };
+}
+
 }  // namespace agent_session::internal

@@ -50,4 +50,8 @@ class LineReader {
   bool at_end_ = false;
 };
 
+// A ReadSome over bytes in memory, handing them out a piece at a time as
+// a file would (the bytes must outlive it).
+LineReader::ReadSome read_from(std::string_view bytes);
+
 }  // namespace agent_session::internal

@@ -300,17 +300,8 @@ TEST_F(SimdLineParserTest, LinesPastTheSizeLimitGetTheReferencesAnswer) {
 TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
   const auto load = [](internal::LineParser& parser, const std::string& bytes) {
     return answer_of([&] {
-      std::size_t at = 0;
       std::vector<std::size_t> numbers;
-      auto messages = internal::load_lines(
-          parser,
-          [&](char* buffer, std::size_t size) {
-            const std::size_t n = std::min(size, bytes.size() - at);
-            std::memcpy(buffer, bytes.data() + at, n);
-            at += n;
-            return n;
-          },
-          true, &numbers);
+      auto messages = internal::load_lines(parser, internal::read_from(bytes), true, &numbers);
       EXPECT_EQ(numbers.size(), messages.size());
       return messages.empty() ? Message(UserMessage{"none"}) : messages.back();
     });
