@@ -155,22 +155,8 @@ Outcome trim_by(std::span<const Message> (*trim)(std::span<const Message>, std::
   });
 }
 
-TEST(Measure, IsTheUtf16LengthOfThePrintedLine) {
-  Histories histories(1);
-  for (const Message& message : histories.history(20000, 40)) {
-    std::optional<std::uint64_t> printed;
-    try {
-      printed = internal::utf16_length(to_canonical_json(message));
-    } catch (const SerializationError&) {
-    }
-    std::optional<std::uint64_t> measured;
-    try {
-      measured = measure(message);
-    } catch (const SerializationError&) {
-    }
-    ASSERT_EQ(measured, printed) << "a message of role " << role_of(message);
-  }
-}
+// fast::measure against printing and counting, message by message:
+// property 15 (tests/properties/estimate_properties_test.cpp).
 
 TEST(EstimateContextChars, GivesTheReferencesNumberOrError) {
   Histories histories(2);
