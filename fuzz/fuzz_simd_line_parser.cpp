@@ -86,15 +86,7 @@ Verdict parse_with(internal::LineParser& parser, std::string_view line, std::siz
 
 LoadVerdict load_with(internal::LineParser& parser, std::string_view bytes) {
   try {
-    return internal::load_lines(
-        parser,
-        [bytes](char* buffer, std::size_t size) mutable {
-          const std::size_t got = std::min(size, bytes.size());
-          bytes.copy(buffer, got);
-          bytes.remove_prefix(got);
-          return got;
-        },
-        /*from_file=*/false);
+    return internal::load_lines(parser, internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
   } catch (const SessionError& error) {
     return error;
   }

@@ -63,7 +63,7 @@ Message JsonLineParser::parse(std::string_view line, std::size_t line_number, st
 }
 
 std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers, std::uint64_t size_hint) {
+                                std::vector<std::size_t>* line_numbers, std::optional<std::uint64_t> size_hint) {
   LineReader reader(std::move(read_some), parser.read_ahead(), size_hint);
   std::vector<Message> messages;
   while (const auto line = reader.next()) {
@@ -87,7 +87,7 @@ namespace {
 std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
 std::vector<Message> load_lines(internal::LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers, std::uint64_t size_hint) {
+                                std::vector<std::size_t>* line_numbers, std::optional<std::uint64_t> size_hint) {
   const auto parser = internal::make_line_parser();
   return internal::load_lines(*parser, std::move(read_some), from_file, line_numbers, size_hint);
 }
@@ -118,11 +118,17 @@ std::vector<Message> load_session_from_memory(std::string_view bytes) {
 
 namespace {
 
+// The smallest first buffer of a file load: a file that grows after it is
+// opened is still read in pieces of a useful size.
+constexpr std::uint64_t kFilePiece = std::uint64_t{64} << 10;
+
 std::vector<Message> load_file(const std::filesystem::path& path, std::vector<std::size_t>* lines) {
   std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
+  // A file may grow while it is read: its size when opened is a floor.
+  const std::uint64_t size_hint = std::max(file->size_when_opened(), kFilePiece);
   return load_lines([&file](char* buffer, std::size_t size) { return file->read_some(buffer, size); },
-                    /*from_file=*/true, lines, file->size_when_opened());
+                    /*from_file=*/true, lines, size_hint);
 }
 
 std::vector<Message> load_stream(std::istream& in, std::vector<std::size_t>* lines) {
@@ -134,7 +140,7 @@ std::vector<Message> load_stream(std::istream& in, std::vector<std::size_t>* lin
       [bytes](char* buffer, std::size_t size) {
         return static_cast<std::size_t>(bytes->sgetn(buffer, static_cast<std::streamsize>(size)));
       },
-      /*from_file=*/false, lines, 0);
+      /*from_file=*/false, lines, std::nullopt);
 }
 
 }  // namespace

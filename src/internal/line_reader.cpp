@@ -13,11 +13,11 @@ constexpr std::size_t kPiece = std::size_t{1} << 20;
 
 }  // namespace
 
-LineReader::LineReader(ReadSome read_some, std::size_t read_ahead, std::uint64_t size_hint)
+LineReader::LineReader(ReadSome read_some, std::size_t read_ahead, std::optional<std::uint64_t> size_hint)
     : read_some_(std::move(read_some)),
       read_ahead_(read_ahead),
       // Room for the whole input and the read that finds its end.
-      first_capacity_(size_hint > 0 && size_hint < kPiece ? static_cast<std::size_t>(size_hint) + 1 : kPiece) {}
+      first_capacity_(size_hint && *size_hint < kPiece ? static_cast<std::size_t>(*size_hint) + 1 : kPiece) {}
 
 std::optional<LineReader::Line> LineReader::next() {
   for (;;) {

@@ -28,8 +28,8 @@ class LineReader {
 
   // `read_ahead`: bytes kept readable past every line's end, for a parser
   // that reads a little past its input. `size_hint`: the input's size when
-  // known (0 if not), so a small input gets a small buffer.
-  LineReader(ReadSome read_some, std::size_t read_ahead, std::uint64_t size_hint = 0);
+  // known, so a small input (an empty one too) gets a small buffer.
+  LineReader(ReadSome read_some, std::size_t read_ahead, std::optional<std::uint64_t> size_hint = std::nullopt);
 
   // The next line, empty ones included, or nullopt at the end. Nothing
   // follows the last `\n` of an input but the end: "a\n" is one line.

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace agent_session::internal {
@@ -18,6 +19,7 @@ namespace agent_session::internal {
 // without `\n`). `line_numbers`, when given, receives each message's line;
 // `size_hint` is the input's size when known (LineReader).
 std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
-                                std::vector<std::size_t>* line_numbers = nullptr, std::uint64_t size_hint = 0);
+                                std::vector<std::size_t>* line_numbers = nullptr,
+                                std::optional<std::uint64_t> size_hint = std::nullopt);
 
 }  // namespace agent_session::internal
