@@ -137,8 +137,9 @@ class Session {
   // between units: exactly the suffix trim_context(messages(), max_chars)
   // returns. Throws ContextError as trim_context does (empty_context for
   // an empty session, unit_exceeds_budget, unserializable_message). Costs
-  // what trim_context costs, linear in the messages it reaches: with a
-  // fixed budget, not in the history's length.
+  // what trim_context costs: with the fast path (the default build),
+  // linear in the messages it reaches, so with a fixed budget not in the
+  // history's length; with the reference path alone, linear in the history.
   Context context(std::uint64_t max_chars) const;
   // Without a budget: the whole history (empty for an empty session).
   Context context() const noexcept { return Context(*this, 0, messages_.size()); }
