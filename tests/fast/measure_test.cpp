@@ -93,8 +93,12 @@ class Histories {
             // Now and then an id declared before, mostly lately: the
             // nearest declaration is the one (SPEC.md §5.1).
             const bool reuse = !used_ids_.empty() && below(6) == 0;
-            const std::size_t back = below(below(4) == 0 ? used_ids_.size() : std::min<std::size_t>(used_ids_.size(), 3));
-            open_ids.push_back(reuse ? used_ids_[used_ids_.size() - 1 - back] : "call" + std::to_string(next_id_++));
+            if (reuse) {
+              const std::size_t back = below(below(4) == 0 ? used_ids_.size() : std::min<std::size_t>(used_ids_.size(), 3));
+              open_ids.push_back(used_ids_[used_ids_.size() - 1 - back]);
+            } else {
+              open_ids.push_back("call" + std::to_string(next_id_++));
+            }
             if (!reuse) used_ids_.push_back(open_ids.back());
             assistant.tool_calls.push_back(ToolCall{open_ids.back(), "tool", input()});
           }
