@@ -9,6 +9,7 @@
 #include "agent_session/session.hpp"
 
 #include "support/message_builders.hpp"
+#include "support/session_dir.hpp"
 #include "support/temp_dir.hpp"
 #include "support/thrown.hpp"
 
@@ -67,19 +68,9 @@ std::map<std::string, Tool> echo_tools() {
 }
 
 // ---------------------------------------------------------------------------
-// A fresh directory per test.
+// A fresh directory per test, with its session file.
 
-class AgentDir : public test_support::TempDirTest {
- protected:
-  void SetUp() override {
-    TempDirTest::SetUp();
-    session_ = path("session.jsonl");
-  }
-
-  std::vector<Message> on_disk() const { return load_session(session_); }
-
-  fs::path session_;
-};
+using AgentDir = test_support::SessionDirTest;
 
 // ---------------------------------------------------------------------------
 // Append and recovery through an explicit session path.

@@ -8,7 +8,8 @@
 
 #include "support/cli_run.hpp"
 #include "support/run_binary.hpp"
-#include "support/temp_dir.hpp"
+#include "support/message_builders.hpp"
+#include "support/session_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,22 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Message user(std::string content) { return UserMessage{std::move(content)}; }
-
-Message result(std::string content, std::string id, bool is_error = false) {
-  return ToolResultMessage{std::move(content), std::move(id), is_error};
-}
-
-// A fresh directory per test, with the session file the run records to.
-class RunDir : public test_support::TempDirTest {
- protected:
-  void SetUp() override {
-    TempDirTest::SetUp();
-    session_ = path("session.jsonl");
-  }
-  std::vector<Message> on_disk() const { return load_session(session_); }
-  fs::path session_;
-};
+using test_support::result;
+using test_support::user;
+using RunDir = test_support::SessionDirTest;
 
 // ---------------------------------------------------------------------------
 // The demo tools.
