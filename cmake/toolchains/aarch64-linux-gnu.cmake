@@ -1,21 +1,4 @@
-# Cross-compiles for 64-bit little-endian Arm (AArch64) with Debian's cross compiler
-# (g++-aarch64-linux-gnu); the binaries run under qemu-user:
-#   qemu-aarch64 -L /usr/aarch64-linux-gnu ./agent-session
-# Meant for the reference configuration (-DAGENT_SESSION_FAST=OFF), whose
-# only dependencies, nlohmann/json and CLI11, are header-only and
-# architecture-independent, so the host's /usr/include and /usr/share/cmake
-# serve every target.
-#
-# Debian's multiarch layout (as debhelper's debtoolchainfilegen does): no
-# find root; the target's libraries live in /usr/lib/aarch64-linux-gnu, and
-# with CMAKE_LIBRARY_ARCHITECTURE set CMake searches that folder and never
-# the host's /usr/lib/<host triplet>, so no host-architecture library or
-# package config (simdjson, {fmt}) can be picked up.
-set(CMAKE_SYSTEM_NAME Linux)
-set(CMAKE_SYSTEM_PROCESSOR aarch64)
-set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-set(PKG_CONFIG_EXECUTABLE aarch64-linux-gnu-pkg-config)
-# try_run and test commands run target binaries through qemu-user.
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# Cross-compiles for 64-bit little-endian Arm (AArch64) with Debian's cross
+# compiler (g++-aarch64-linux-gnu): see debian-cross.cmake.
+set(agent_session_cross_cpu aarch64)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake)
