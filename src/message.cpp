@@ -3,6 +3,7 @@
 #include "internal/canonical.hpp"
 #include "internal/discriminate.hpp"
 #include "internal/json_line.hpp"
+#include "internal/json_teardown.hpp"
 #include "internal/record.hpp"
 #include "agent_session/text.hpp"
 
@@ -128,8 +129,15 @@ ToolInput::ToolInput(ToolInput&& other) noexcept
   other.become_null();
 }
 
+// An unprintable value is a tree built in memory: destroyed without
+// allocating (json_teardown.hpp), as noexcept and destructors must.
+ToolInput::~ToolInput() {
+  if (unprintable_) internal::tear_down(*unprintable_);
+}
+
 ToolInput& ToolInput::operator=(ToolInput&& other) noexcept {
   if (this != &other) {
+    if (unprintable_) internal::tear_down(*unprintable_);
     canonical_json_ = std::move(other.canonical_json_);
     unprintable_ = std::move(other.unprintable_);
     other.become_null();

@@ -1,6 +1,7 @@
 #include "agent_session/session.hpp"
 
 #include "internal/json_line.hpp"
+#include "internal/json_teardown.hpp"
 #include "internal/line_parser.hpp"
 #include "internal/line_reader.hpp"
 #include "internal/loader.hpp"
@@ -55,7 +56,9 @@ Message JsonLineParser::parse(std::string_view line, std::size_t line_number, st
   if (auto* detail = std::get_if<std::string>(&parsed)) {
     throw SessionError(SessionErrorKind::invalid_json, line_number, *detail);
   }
-  auto verdict = discriminate_record(std::move(std::get<Json>(parsed)));
+  Json& json = std::get<Json>(parsed);
+  const TornDownOnExit torn_down(json);
+  auto verdict = discriminate_record(std::move(json));
   if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);
   }
@@ -167,13 +170,37 @@ LineTooLong::LineTooLong(std::size_t line)
                             std::to_string(kMaxLineBytes) + " bytes, the longest line this implementation loads"),
       line_(line) {}
 
+MessageTooLong::MessageTooLong(std::size_t index, std::size_t batch_size, std::size_t bytes)
+    : std::system_error(EFBIG, std::generic_category(),
+                        "cannot append message " + std::to_string(index + 1) + " of " + std::to_string(batch_size) +
+                            ": its canonical line is " + std::to_string(bytes) + " bytes, longer than " +
+                            std::to_string(kMaxLineBytes) +
+                            " bytes, the longest line this implementation loads; nothing was appended"),
+      index_(index),
+      bytes_(bytes) {}
+
+namespace internal {
+
+std::string loadable_lines(std::span<const Message> messages) {
+  std::string lines;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const std::size_t start = lines.size();
+    append_canonical_json(lines, messages[i]);
+    if (lines.size() - start > kMaxLineBytes) throw MessageTooLong(i, messages.size(), lines.size() - start);
+    lines.push_back('\n');
+  }
+  return lines;
+}
+
+}  // namespace internal
+
 void append_session(const std::filesystem::path& path, const Message& message, const AppendOptions& options) {
   append_session(path, std::span<const Message>(&message, 1), options);
 }
 
 void append_session(const std::filesystem::path& path, std::span<const Message> messages,
                     const AppendOptions& options) {
-  const std::string lines = to_canonical_jsonl(messages);  // may throw: the file is not touched yet
+  const std::string lines = internal::loadable_lines(messages);  // may throw: the file is not touched yet
   internal::LockedFile file = internal::LockedFile::for_append(path);
   const std::uint64_t size_before = file.size();
   const std::string_view separator = separator_before_append(file);

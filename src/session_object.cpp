@@ -1,5 +1,7 @@
 #include "agent_session/session_object.hpp"
 
+#include "internal/loader.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
@@ -99,7 +101,7 @@ void Session::append(Message message) {
   if (path_) {
     append_session(*path_, message, options_);
   } else {
-    (void)to_canonical_json(message);  // refuse what a file would refuse
+    (void)internal::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
   }
   messages_.push_back(std::move(message));  // cannot throw: room reserved, move is noexcept
 }

@@ -66,7 +66,7 @@ class ToolInput {
   ToolInput& operator=(const ToolInput&) = default;
   ToolInput(ToolInput&& other) noexcept;
   ToolInput& operator=(ToolInput&& other) noexcept;
-  ~ToolInput() = default;
+  ~ToolInput();
 
   // The value, parsed anew from the canonical text on every call (every
   // number a double, keys in JavaScript's order): keep the result. For an

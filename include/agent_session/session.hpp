@@ -80,6 +80,25 @@ class LineTooLong : public std::system_error {
   std::size_t line_;
 };
 
+// A message whose canonical line (SPEC.md §3, without its `\n`) is longer
+// than kMaxLineBytes: the loader would refuse that line, so no writer
+// (append_session, Session::append, run_agent) writes it, and nothing of
+// its batch is written (SPEC.md §8). A line can print longer than it was
+// read: `1e20` is 4 bytes, its canonical form 21. A resource error, as
+// LineTooLong is (errno EFBIG; the CLI exits 3).
+class MessageTooLong : public std::system_error {
+ public:
+  MessageTooLong(std::size_t index, std::size_t batch_size, std::size_t bytes);
+  // The message's 0-based position in its batch.
+  std::size_t index() const noexcept { return index_; }
+  // Its canonical line's length in bytes.
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  std::size_t index_;
+  std::size_t bytes_;
+};
+
 // Loads a session from its raw bytes (standard input, a fuzzer's buffer).
 // The rules of SPEC.md §2: split on `\n`; a line of zero bytes is
 // skipped; anything else, a lone `\r` or a byte-order mark included, must
@@ -132,7 +151,8 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 //
 // Promised (SPEC.md §8):
 // - Every message is serialized before the file is touched: a
-//   SerializationError leaves the file as it was.
+//   SerializationError leaves the file as it was, and so does a canonical
+//   line longer than the loader loads (MessageTooLong).
 // - The batch goes out under an exclusive flock(2) on the file, as one
 //   write(2) on an O_APPEND descriptor (looping only over short writes):
 //   concurrent appenders, threads or processes, that use this function
@@ -160,7 +180,8 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 // does: otherwise RLIMIT_FSIZE kills the process mid-write instead of
 // failing the write with EFBIG, which is rolled back.
 //
-// Throws SerializationError, SessionError (see above), or
+// Throws SerializationError, MessageTooLong (both before the file is
+// opened), SessionError (see above), or
 // std::system_error with the failing call's errno (EISDIR, ENOSPC, EFBIG,
 // EIO, ENOLCK, ELOOP...); in every case the file is as it was, except that
 // a failed first append may leave the empty file it created.

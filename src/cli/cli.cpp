@@ -136,10 +136,21 @@ CLI::App* add_command(CLI::App& app, Options& options, const char* name, const c
 }
 
 // Every failure is one line on standard error and its exit status.
+// Without allocating: what is left when even the error's text cannot be made.
+int out_of_memory(std::ostream& err) {
+  err << "agent-session: out of memory\n";
+  return kIo;
+}
+
 int reported(std::ostream& err, const std::exception& error, ExitCode status) {
-  // File names and system texts come from outside: one inert line, always.
-  err << "agent-session: " << terminal_line(error.what()) << '\n';
-  return status;
+  try {
+    // File names and system texts come from outside: one inert line,
+    // always, and made whole before any of it is written.
+    err << "agent-session: " + terminal_line(error.what()) + '\n';
+    return status;
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(err);
+  }
 }
 
 // The first argument must name a command, or be --help or --version: CLI11
@@ -287,7 +298,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   } catch (const std::system_error& error) {
     return reported(err, error, kIo);
   } catch (const std::bad_alloc&) {
-    return reported(err, std::runtime_error("out of memory"), kIo);
+    return out_of_memory(err);
   } catch (const std::exception& error) {
     // Nothing else is expected here; a resource or I/O failure is the
     // likeliest cause, and a one-line exit 3 beats an abort.

@@ -6,10 +6,12 @@
 #include "internal/canonical.hpp"
 #include "internal/discriminate.hpp"
 #include "internal/js_object.hpp"
+#include "internal/json_teardown.hpp"
 
 #include <simdjson.h>
 
 #include <cstdint>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -41,19 +43,37 @@ Json to_json(dom::element element);
 
 // Built as the reference parser's DomBuilder builds it, through the same two
 // calls: the same merging and order, in O(n log n) key comparisons.
+// A tree cut short by std::bad_alloc is torn down before it is destroyed
+// (json_teardown.hpp: destroying it could allocate).
 Json object_to_json(dom::object object) {
   Json json = Json::object();
-  json.get_ptr<Json::object_t*>()->reserve(object.size());
-  for (dom::key_value_pair field : object) internal::object_member_slot(json, field.key) = to_json(field.value);
-  internal::finish_object(json);
+  try {
+    json.get_ptr<Json::object_t*>()->reserve(object.size());
+    for (dom::key_value_pair field : object) {
+      Json value = to_json(field.value);
+      const internal::TornDownOnExit torn_down(value);
+      Json& slot = internal::object_member_slot(json, field.key);
+      internal::tear_down(slot);  // a repeated key's earlier value
+      slot = std::move(value);
+    }
+    internal::finish_object(json);
+  } catch (...) {
+    internal::tear_down(json);
+    throw;
+  }
   return json;
 }
 
 Json array_to_json(dom::array array) {
   Json json = Json::array();
-  auto& elements = *json.get_ptr<Json::array_t*>();
-  elements.reserve(array.size());
-  for (dom::element element : array) elements.push_back(to_json(element));
+  try {
+    auto& elements = *json.get_ptr<Json::array_t*>();
+    elements.reserve(array.size());
+    for (dom::element element : array) elements.push_back(to_json(element));
+  } catch (...) {
+    internal::tear_down(json);
+    throw;
+  }
   return json;
 }
 
@@ -93,7 +113,9 @@ ToolInput tool_input_of(dom::element input, TextBuffer& scratch) {
   if (append_canonical_element(scratch, input)) {
     return internal::ToolInputAccess::from_canonical_json(std::string(scratch.view()));
   }
-  return to_json(input);
+  Json value = to_json(input);
+  const internal::TornDownOnExit torn_down(value);
+  return ToolInput(std::move(value));
 }
 
 // simdjson's tree as the discriminator looks at it (discriminate.hpp).
@@ -163,9 +185,11 @@ struct SimdLineParser::Parser {
       data = padded_copy.data();
     }
     dom::element root;
-    if (parser.parse(data, line.size(), /*realloc_if_needed=*/false).get(root) != simdjson::SUCCESS) {
-      return std::nullopt;
-    }
+    const simdjson::error_code error = parser.parse(data, line.size(), /*realloc_if_needed=*/false).get(root);
+    // Out of memory is the answer, not a reason to try the reference
+    // parser, which needs more memory than simdjson.
+    if (error == simdjson::MEMALLOC) throw std::bad_alloc();
+    if (error != simdjson::SUCCESS) return std::nullopt;
     return root;
   }
 };

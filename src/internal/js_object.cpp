@@ -1,5 +1,7 @@
 #include "internal/js_object.hpp"
 
+#include "internal/json_teardown.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -18,6 +20,22 @@ Members& members_of(Json& object) { return static_cast<Members&>(*object.get_ptr
 constexpr std::size_t kFewMembers = 16;
 
 thread_local std::uint64_t key_comparisons = 0;
+
+// Replaces `members` by `size` of them, in the order `visit` adds their
+// positions: keys copied, values moved. If a copy fails (std::bad_alloc),
+// the values already moved are torn down (json_teardown.hpp) and the
+// members left behind are the tree's, torn down with it.
+template <class Visit>
+void rebuild(Members& members, Members& rebuilt, std::size_t size, const Visit& visit) {
+  try {
+    rebuilt.reserve(size);
+    visit([&](std::size_t i) { rebuilt.emplace_back(members[i].first, std::move(members[i].second)); });
+  } catch (...) {
+    for (auto& member : rebuilt) tear_down(member.second);
+    throw;
+  }
+  members.swap(rebuilt);
+}
 
 // Merges each repeated key into its first occurrence, which takes the last
 // occurrence's value; the order of the members kept is unchanged.
@@ -41,6 +59,8 @@ void merge_repeated_keys(Members& members) {
     std::size_t end = run + 1;
     while (end < order.size() && same_key(order[end], order[run])) ++end;
     if (end - run > 1) {
+      // Values replaced or dropped are torn down (json_teardown.hpp).
+      for (std::size_t i = run; i + 1 < end; ++i) tear_down(members[order[i]].second);
       members[order[run]].second = std::move(members[order[end - 1]].second);
       for (std::size_t i = run + 1; i < end; ++i) dropped[order[i]] = true;
       dropped_count += end - run - 1;
@@ -51,11 +71,11 @@ void merge_repeated_keys(Members& members) {
   if (dropped_count == 0) return;
   // Keys are const in a member: the kept ones are copied into a new list.
   Members merged;
-  merged.reserve(members.size() - dropped_count);
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (!dropped[i]) merged.emplace_back(members[i].first, std::move(members[i].second));
-  }
-  members.swap(merged);
+  rebuild(members, merged, members.size() - dropped_count, [&](const auto& add) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!dropped[i]) add(i);
+    }
+  });
 }
 
 }  // namespace
@@ -91,12 +111,12 @@ void put_in_javascript_order(Json& object) {
   }
   std::sort(index_positions.begin(), index_positions.end());
   Members ordered;
-  ordered.reserve(members.size());
-  for (const auto& [index, i] : index_positions) ordered.emplace_back(members[i].first, std::move(members[i].second));
-  for (auto& member : members) {
-    if (!is_index(member)) ordered.emplace_back(member.first, std::move(member.second));
-  }
-  members.swap(ordered);
+  rebuild(members, ordered, members.size(), [&](const auto& add) {
+    for (const auto& [index, i] : index_positions) add(i);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!is_index(members[i])) add(i);
+    }
+  });
 }
 
 bool is_array_index(std::string_view key) noexcept {

@@ -1,6 +1,7 @@
 #include "internal/json_line.hpp"
 
 #include "internal/js_object.hpp"
+#include "internal/json_teardown.hpp"
 #include "agent_session/text.hpp"
 
 #include <utility>
@@ -14,6 +15,11 @@ namespace {
 class DomBuilder : public nlohmann::json_sax<Json> {
  public:
   explicit DomBuilder(std::string_view line) : line_(line) {}
+  DomBuilder(const DomBuilder&) = delete;
+  DomBuilder& operator=(const DomBuilder&) = delete;
+  // What is left of the tree (all of it when the parse fails, part of it
+  // when std::bad_alloc stops it) goes without allocating.
+  ~DomBuilder() override { tear_down(root_); }
 
   bool null() override { return place(Json(nullptr)); }
   bool boolean(bool value) override { return place(Json(value)); }
@@ -73,6 +79,7 @@ class DomBuilder : public nlohmann::json_sax<Json> {
         slot = &array.back();
       } else {
         slot = pending_slot_;
+        tear_down(*slot);  // a repeated key's earlier value (json_teardown.hpp)
         *slot = std::move(value);
       }
     } else {

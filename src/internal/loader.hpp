@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace agent_session::internal {
@@ -21,5 +23,10 @@ namespace agent_session::internal {
 std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers = nullptr,
                                 std::optional<std::uint64_t> size_hint = std::nullopt);
+
+// The canonical JSONL of `messages` (to_canonical_jsonl), refusing any
+// line the load above would refuse: the writers' side of the line limit
+// (SPEC.md §8). Throws SerializationError, MessageTooLong.
+std::string loadable_lines(std::span<const Message> messages);
 
 }  // namespace agent_session::internal

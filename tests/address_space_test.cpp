@@ -1,0 +1,90 @@
+// Out of memory as a real process meets it (SPEC.md §6, §8: no failure
+// may end in a signal): the `agent-session` binary under address-space
+// limits (RLIMIT_AS, `ulimit -v`), on the input shapes that build the
+// largest trees for their size, loaded by `check` and by `append`. Each
+// run must exit 0, 1 or 3, and with 3 say why in one line; an append
+// leaves the file loadable. Not built with AddressSanitizer, whose shadow
+// memory needs terabytes of address space: out_of_memory_test fails every
+// allocation of a small load in turn, in every build.
+#include "agent_session/session.hpp"
+
+#include "support/run_binary.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <sys/resource.h>
+
+namespace agent_session {
+namespace {
+
+using AddressSpace = test_support::TempDirTest;
+
+// `item` repeated, comma-separated, to about `bytes`.
+std::string repeated(const std::string& item, std::size_t bytes) {
+  std::string text;
+  text.reserve(bytes + item.size() + 1);
+  while (text.size() < bytes) {
+    if (!text.empty()) text += ',';
+    text += item;
+  }
+  return text;
+}
+
+std::string user_with_extra(const std::string& extra) {
+  return R"({"role":"user","content":"x","extra":[)" + extra + "]}\n";
+}
+
+struct Shape {
+  std::string name;
+  std::string bytes;
+};
+
+std::vector<Shape> shapes() {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  return {
+      {"6 MiB line of empty arrays", "[" + repeated("[]", 6 * kMiB) + "]\n"},
+      {"40 MiB line of empty arrays", user_with_extra(repeated("[]", 40 * kMiB))},
+      {"40 MiB line of empty strings", user_with_extra(repeated(R"("")", 40 * kMiB))},
+      {"67k small objects with a repeated key",
+       R"({"role":"assistant","content":"","toolCalls":[{"id":"c","name":"n","input":[)" +
+           repeated(R"({"k":0,"k":1})", 67'000 * 14) + "]}]}\n"},
+  };
+}
+
+TEST_F(AddressSpace, EveryLimitEndsInAnExitCodeAndOneLineNeverASignal) {
+  for (const Shape& shape : shapes()) {
+    write(path("s.jsonl"), shape.bytes);
+    for (const rlim_t kib : {24'000, 30'000, 36'000, 60'000, 150'000, 400'000, 900'000}) {
+      for (int round = 0; round < 2; ++round) {
+        for (const std::string command : {"check", "append"}) {
+          std::filesystem::remove(path("appended.jsonl"));
+          const bool append = command == "append";
+          test_support::BinaryOptions options;
+          options.input = append ? shape.bytes : "";
+          options.in_child = [kib] {
+            const rlimit limit{kib * 1024, kib * 1024};
+            ::setrlimit(RLIMIT_AS, &limit);
+          };
+          const auto run = test_support::run_binary(
+              {command, append ? path("appended.jsonl").string() : path("s.jsonl").string()}, dir_, options);
+          const std::string where = shape.name + ", " + command + ", ulimit -v " + std::to_string(kib);
+          EXPECT_EQ(run.signal, 0) << where << ": " << run.err;
+          EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1 || run.exit_code == 3) << where << ": " << run.err;
+          if (run.exit_code != 0) {
+            EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << where << ": " << run.err;
+            EXPECT_TRUE(run.err.starts_with("agent-session: ")) << where << ": " << run.err;
+          }
+          if (append && std::filesystem::exists(path("appended.jsonl"))) {
+            EXPECT_NO_THROW(load_session(path("appended.jsonl"))) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace agent_session
