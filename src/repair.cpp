@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <system_error>
+
+#include <unistd.h>
 
 namespace agent_session {
 namespace {
@@ -75,11 +79,51 @@ std::string backup_suffix() {
   return stamp;
 }
 
+constexpr int kBackupAttempts = 1000;
+// ".bak-yyyymmddThhmmssZ" and "-999", the longest tail a backup name gets.
+constexpr std::size_t kBackupTailBytes = 21 + 4;
+// "~" and eight hex digits: what stands for the cut part of a long name.
+constexpr std::size_t kHashBytes = 9;
+
+// The longest file name the session's directory takes: NAME_MAX (255 on
+// Linux's filesystems), or less where the filesystem says so.
+std::size_t longest_name_in(const std::filesystem::path& dir) {
+  const long longest = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  return longest > 0 ? static_cast<std::size_t>(longest) : 255;
+}
+
+// FNV-1a: a short, stable tag for the whole name, so that two long names
+// that share their first bytes still get backup names of their own.
+std::uint32_t name_hash(std::string_view name) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+// The part of the backup name before `.bak-`: the session's own name when
+// the whole backup name fits the directory's limit, else as many of its
+// first bytes as fit (never half a UTF-8 character) and `~<hash>`. Every
+// name `append` accepts can then be repaired (SPEC.md §8).
+std::string backup_stem(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const std::size_t longest = longest_name_in(path.parent_path());
+  if (name.size() + kBackupTailBytes <= longest) return name;
+  std::size_t keep = longest > kBackupTailBytes + kHashBytes ? longest - kBackupTailBytes - kHashBytes : 0;
+  keep = std::min(keep, name.size());
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xc0) == 0x80) --keep;  // a continuation byte
+  char tag[16];
+  std::snprintf(tag, sizeof tag, "~%08x", static_cast<unsigned>(name_hash(name)));
+  return name.substr(0, keep) + tag;
+}
+
 std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
-  const std::string base = path.string() + backup_suffix();
+  const std::filesystem::path base = path.parent_path() / (backup_stem(path) + backup_suffix());
   return internal::write_new_file_synced(
-      bytes, [&](int attempt) { return std::filesystem::path(attempt == 0 ? base : base + "-" + std::to_string(attempt)); },
-      1000);
+      bytes,
+      [&](int attempt) {
+        return attempt == 0 ? base : std::filesystem::path(base.string() + "-" + std::to_string(attempt));
+      },
+      kBackupAttempts);
 }
 
 }  // namespace

@@ -313,8 +313,11 @@ std::filesystem::path write_new_file_synced(std::string_view bytes,
                                             int attempts) {
   // The bytes go to a temporary name first, so that no final name ever
   // holds a partial copy: a failure (or a kill) leaves at most a
-  // `.tmp-` file, never a short backup that looks complete.
-  const std::string temp_base = name_for(0).string() + ".tmp-" + std::to_string(::getpid());
+  // `.tmp-` file, never a short backup that looks complete. A short name
+  // in the same directory: the final name may already be as long as the
+  // filesystem allows (NAME_MAX).
+  const std::filesystem::path dir = name_for(0).parent_path();
+  const std::string temp_base = (dir / ("agent-session.tmp-" + std::to_string(::getpid()))).string();
   std::filesystem::path temp;
   int fd = -1;
   for (int k = 0; fd < 0; ++k) {

@@ -104,8 +104,9 @@ class LockedFile {
 };
 
 // Writes `bytes` to a new file, complete or not at all: first to a
-// temporary `name_for(0) + ".tmp-<pid>"` (O_EXCL, mode 0600 whatever the
-// umask), fsynced, then renamed to the first of name_for(0), name_for(1),
+// temporary `agent-session.tmp-<pid>` in name_for(0)'s directory (O_EXCL,
+// mode 0600 whatever the umask; short, since name_for(0) may be as long
+// as NAME_MAX allows), fsynced, then renamed to the first of name_for(0), name_for(1),
 // ... name_for(attempts - 1) that does not exist (never replacing one), and
 // its directory fsynced. Returns the name used. Throws std::system_error;
 // on any failure the temporary file is removed and no final name is made.
