@@ -174,7 +174,7 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 void append_session(const std::filesystem::path& path, std::span<const Message> messages,
                     const AppendOptions& options) {
   const std::string lines = to_canonical_jsonl(messages);  // may throw: the file is not touched yet
-  internal::LockedFile file = internal::LockedFile::for_append(path);
+  internal::LockedFile file = internal::LockedFile::for_append(path, options.sync == SyncPolicy::data);
   const std::uint64_t size_before = file.size();
   const std::string_view separator = separator_before_append(file);
   // One write for the whole batch: all or nothing.
