@@ -1,6 +1,7 @@
 #include "agent_session/repair.hpp"
 
 #include "agent_session/session.hpp"
+#include "internal/pending_sync.hpp"
 #include "internal/posix_file.hpp"
 
 #include <algorithm>
@@ -126,6 +127,22 @@ std::filesystem::path write_backup(const std::filesystem::path& path, std::strin
       kBackupAttempts);
 }
 
+// A torn last line that is a pending-sync mark (internal/pending_sync.hpp)
+// of this boot ends a batch that was never acknowledged: the repair cuts
+// the batch too, as the next append would, so that a retry of the failed
+// append writes it once (SPEC.md §8). From another boot, the mark alone.
+SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis found) {
+  if (found.health != SessionHealth::torn_tail) return found;
+  const auto cut = internal::pending_sync_cut(bytes.substr(found.offset), found.offset);
+  if (!cut || *cut == found.offset) return found;
+  found.offset = static_cast<std::size_t>(*cut);
+  found.messages = non_empty_lines_before(bytes, found.offset);
+  found.line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(found.offset), '\n')) + 1;
+  found.error += " (the pending-sync mark of an append that failed and could not roll back: its batch, from byte " +
+                 std::to_string(found.offset) + ", was never acknowledged and is cut too)";
+  return found;
+}
+
 }  // namespace
 
 SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
@@ -152,7 +169,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
 SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
   const std::optional<std::string> bytes = internal::read_regular_file_if_exists(path);
   if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
-  return diagnose_session_bytes(*bytes);
+  return with_pending_sync(*bytes, diagnose_session_bytes(*bytes));
 }
 
 RepairResult repair_session(const std::filesystem::path& path) {
@@ -160,7 +177,7 @@ RepairResult repair_session(const std::filesystem::path& path) {
   // line in between, and no append in progress looks torn.
   internal::LockedFile file = internal::LockedFile::for_repair(path);
   const std::string bytes = file.read_all();
-  RepairResult result{diagnose_session_bytes(bytes), false, std::nullopt};
+  RepairResult result{with_pending_sync(bytes, diagnose_session_bytes(bytes)), false, std::nullopt};
   if (result.diagnosis.health != SessionHealth::torn_tail) return result;
   result.backup = write_backup(path, bytes);
   try {

@@ -237,6 +237,54 @@ TEST_F(FaultInjection, AFailedRollbackSaysSoAndRepairRestoresTheFileAsItWas) {
   EXPECT_EQ(read(session_), before);
 }
 
+TEST_F(FaultInjection, AFailedSyncThenARetryLeavesEachMessageOnceEvenWhenItsRollbackFailed) {
+  // A failed sync whose rollback also failed was reported as a plain sync
+  // error, the batch stayed, and a retry appended it a second time. Each
+  // failed sync (the file's fdatasync, the new file's directory fsync),
+  // alone and with every call after it failing (its rollback's ftruncate
+  // included), then a fault-free retry, or a repair and then the retry.
+  struct Case {
+    std::string name;
+    std::optional<std::string> before;
+    std::string call;
+  };
+  const std::vector<Case> cases = {{"fdatasync", kA, "fdatasync"},
+                                   {"fdatasync of a new file", std::nullopt, "fdatasync"},
+                                   {"fdatasync after a valid unterminated line", kA + kB.substr(0, kB.size() - 1), "fdatasync"},
+                                   {"directory fsync of a new file", std::nullopt, "fsync"}};
+  const std::vector<std::string> append = with_session({"append", "--sync", "{}"}, session_);
+  const std::vector<std::string> repair = with_session({"repair", "--apply", "{}"}, session_);
+  for (const Case& c : cases) {
+    const std::string old = c.before.value_or("");
+    const std::string expected = old + (old.empty() || old.back() == '\n' ? "" : "\n") + kB + kC;
+    for (const bool rollback_fails : {false, true}) {
+      for (const bool repair_first : {false, true}) {
+        const std::string where =
+            c.name + (rollback_fails ? ", rollback failing" : "") + (repair_first ? ", repaired first" : "");
+        set_session(c.before);
+        Env fault{{"FAULT_CALL", c.call}, {"FAULT_NTH", "1"}};
+        if (rollback_fails) fault["FAULT_PERSIST"] = "1";
+        const Outcome failed = cli(append, kB + kC, fault);
+        expect_one_line_naming(failed, std::strerror(EIO), where);
+        if (rollback_fails) {
+          EXPECT_NE(failed.err.find("rollback failed"), std::string::npos) << where << ": " << failed.err;
+          EXPECT_NE(failed.err.find("agent-session repair"), std::string::npos) << where << ": " << failed.err;
+        } else {
+          EXPECT_EQ(session_bytes().value_or(""), old) << where;
+        }
+        if (repair_first) {
+          const Outcome repaired = cli(repair, "", {});
+          EXPECT_EQ(repaired.exit_code, 0) << where << ": " << repaired.err << repaired.out;
+          EXPECT_EQ(session_bytes().value_or(""), old) << where << ": the repair keeps what was there before";
+        }
+        const Outcome retry = cli(append, kB + kC, {});
+        EXPECT_EQ(retry.exit_code, 0) << where << ": " << retry.err;
+        EXPECT_EQ(session_bytes(), expected) << where << ": each message exactly once";
+      }
+    }
+  }
+}
+
 TEST_F(FaultInjection, EveryFailingCallOfALoadIsAnIoErrorNeverAnAnswer) {
   // A read that fails part-way must not look like a shorter session.
   std::string big;

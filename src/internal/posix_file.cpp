@@ -1,6 +1,7 @@
 #include "internal/posix_file.hpp"
 
 #include "internal/new_file.hpp"
+#include "internal/pending_sync.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -310,16 +311,44 @@ void LockedFile::append(std::string_view bytes) {
   throw_errno(error, "cannot append to session (rolled back)", path_);
 }
 
-void LockedFile::sync_data(std::uint64_t rollback_size) {
-  try {
-    if (::fdatasync(fd_) != 0) throw_errno("cannot sync session", path_);
-    if (dir_fd_ >= 0 && ::fsync(dir_fd_) != 0) throw_errno("cannot sync the directory entry of session", path_);
-  } catch (const std::system_error&) {
-    // The caller hears "not appended", so the lines must not stay behind
-    // for a retry to duplicate. Best effort: the sync already failed.
-    if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) size_ = rollback_size;
-    throw;
+void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
+  // The mark goes out with the batch: after a failure the process may not
+  // be able to write or cut anything more (SPEC.md §8, pending_sync.hpp).
+  const std::string mark = pending_sync_mark(rollback_size);
+  bytes += mark;
+  append(bytes);
+  const std::uint64_t synced_size = size_ - mark.size();
+  std::string what;
+  if (::fdatasync(fd_) != 0) {
+    what = "cannot sync session " + path_.string();
+  } else if (dir_fd_ >= 0 && ::fsync(dir_fd_) != 0) {
+    what = "cannot sync the directory entry of session " + path_.string();
+  } else if (::ftruncate(fd_, static_cast<off_t>(synced_size)) != 0) {
+    what = "cannot cut the pending-sync mark off session " + path_.string();
+  } else {
+    size_ = synced_size;
+    return;
   }
+  const int error = errno;
+  // The caller hears "not appended", so the batch must not stay behind
+  // for a retry to duplicate.
+  if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) {
+    size_ = rollback_size;
+    throw std::system_error(error, std::generic_category(), what + " (rolled back)");
+  }
+  throw std::system_error(error, std::generic_category(),
+                          what + ", and the rollback failed too (" + std::strerror(errno) +
+                              "): the batch stays behind a pending-sync mark, unacknowledged; the next append takes "
+                              "it back before writing (a retry appends it once), or `agent-session repair --apply` "
+                              "does now");
+}
+
+void LockedFile::cut(std::uint64_t size, const std::string& why) {
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+    const int error = errno;
+    throw_errno(error, "cannot cut to " + std::to_string(size) + " bytes (" + why + ") session", path_);
+  }
+  size_ = size;
 }
 
 void LockedFile::truncate_and_sync(std::uint64_t size) {

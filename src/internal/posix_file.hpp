@@ -91,10 +91,16 @@ class LockedFile {
   // If any write fails, truncates back to size() and throws the write's
   // errno as std::system_error: the file is as it was.
   void append(std::string_view bytes);
-  // fdatasync(2) the file, plus fsync(2) of its directory when for_append
-  // opened it (a new or empty file). On failure, rolls the file back to `rollback_size` and
-  // throws std::system_error.
-  void sync_data(std::uint64_t rollback_size);
+  // As append, then fdatasync(2) the file, plus fsync(2) of its directory
+  // when for_append opened it (a new or empty file). The bytes are followed
+  // in the same write by a pending-sync mark (internal/pending_sync.hpp),
+  // cut off once they are synced. On any failure, rolls the file back to
+  // `rollback_size` and throws std::system_error; if that rollback fails
+  // too, the mark stays, the error says so and names `agent-session
+  // repair`, and the next append (or repair) takes the batch back first.
+  void append_synced(std::string bytes, std::uint64_t rollback_size);
+  // Cuts the file to `size` bytes, without a sync. Throws std::system_error.
+  void cut(std::uint64_t size, const std::string& why);
   // Cuts the file to `size` bytes and fsyncs it. Throws std::system_error.
   void truncate_and_sync(std::uint64_t size);
 
