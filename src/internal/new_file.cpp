@@ -12,8 +12,12 @@
 namespace agent_session::internal {
 namespace {
 
-[[noreturn]] void throw_errno(int error, const std::string& what) {
-  throw std::system_error(error, std::generic_category(), what);
+// Takes errno before the message is built: building it may allocate, and
+// an allocation may change errno.
+template <class What>
+[[noreturn]] void throw_errno(What&& what) {
+  const int error = errno;
+  throw std::system_error(error, std::generic_category(), what());
 }
 
 // O_TMPFILE's errors where the filesystem (EOPNOTSUPP) or the kernel
@@ -22,7 +26,7 @@ bool no_tmpfile_here(int error) { return error == EOPNOTSUPP || error == EISDIR 
 
 // Owner-only whatever the umask: open's mode is filtered by it.
 void make_owner_only(int fd, const std::filesystem::path& for_name) {
-  if (::fchmod(fd, 0600) != 0) throw_errno(errno, "cannot set mode 0600 on the new " + for_name.string());
+  if (::fchmod(fd, 0600) != 0) throw_errno([&] { return "cannot set mode 0600 on the new " + for_name.string(); });
 }
 
 }  // namespace
@@ -38,10 +42,10 @@ NewFile NewFile::in_directory(const std::filesystem::path& dir, int access, cons
     for (int k = 0; fd < 0; ++k) {
       temp = k == 0 ? base : base + "-" + std::to_string(k);
       fd = ::open(temp.c_str(), access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0 && (errno != EEXIST || k + 1 == kAttempts)) throw_errno(errno, "cannot create " + temp.string());
+      if (fd < 0 && (errno != EEXIST || k + 1 == kAttempts)) throw_errno([&] { return "cannot create " + temp.string(); });
     }
   } else if (fd < 0) {
-    throw_errno(errno, "cannot create " + for_name.string() + " (a new file in " + where.string() + ")");
+    throw_errno([&] { return "cannot create " + for_name.string() + " (a new file in " + where.string() + ")"; });
   }
   NewFile made(fd, std::move(temp));
   make_owner_only(made.fd_, for_name);
@@ -61,7 +65,7 @@ bool NewFile::link_as(const std::filesystem::path& name) {
   int result;
   if (temp_.empty()) {
     // /proc/self/fd/N names the unnamed file for linkat; without /proc,
-    // AT_EMPTY_PATH does it (unprivileged since Linux 6.10).
+    // AT_EMPTY_PATH does it (before Linux 6.10 only with CAP_DAC_READ_SEARCH).
     const std::string self = "/proc/self/fd/" + std::to_string(fd_);
     result = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW);
     if (result != 0 && errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {
@@ -73,7 +77,7 @@ bool NewFile::link_as(const std::filesystem::path& name) {
   }
   if (result == 0) return true;
   if (errno == EEXIST) return false;
-  throw_errno(errno, "cannot give the new file its name " + name.string());
+  throw_errno([&] { return "cannot give the new file its name " + name.string(); });
 }
 
 int NewFile::release() { return std::exchange(fd_, -1); }
