@@ -1,14 +1,19 @@
 #include "agent_session/repair.hpp"
 
 #include "agent_session/session.hpp"
+#include "internal/pending_sync.hpp"
 #include "internal/posix_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <system_error>
+
+#include <unistd.h>
 
 namespace agent_session {
 namespace {
@@ -75,11 +80,67 @@ std::string backup_suffix() {
   return stamp;
 }
 
+constexpr int kBackupAttempts = 1000;
+// ".bak-yyyymmddThhmmssZ" and "-999", the longest tail a backup name gets.
+constexpr std::size_t kBackupTailBytes = 21 + 4;
+// "~" and eight hex digits: what stands for the cut part of a long name.
+constexpr std::size_t kHashBytes = 9;
+
+// The longest file name the session's directory takes: NAME_MAX (255 on
+// Linux's filesystems), or less where the filesystem says so.
+std::size_t longest_name_in(const std::filesystem::path& dir) {
+  const long longest = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  return longest > 0 ? static_cast<std::size_t>(longest) : 255;
+}
+
+// FNV-1a: a short, stable tag for the whole name, so that two long names
+// that share their first bytes still get backup names of their own.
+std::uint32_t name_hash(std::string_view name) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+// The part of the backup name before `.bak-`: the session's own name when
+// the whole backup name fits the directory's limit, else as many of its
+// first bytes as fit (never half a UTF-8 character) and `~<hash>`. Every
+// name `append` accepts can then be repaired (SPEC.md §8).
+std::string backup_stem(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const std::size_t longest = longest_name_in(path.parent_path());
+  if (name.size() + kBackupTailBytes <= longest) return name;
+  std::size_t keep = longest > kBackupTailBytes + kHashBytes ? longest - kBackupTailBytes - kHashBytes : 0;
+  keep = std::min(keep, name.size());
+  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xc0) == 0x80) --keep;  // a continuation byte
+  char tag[16];
+  std::snprintf(tag, sizeof tag, "~%08x", static_cast<unsigned>(name_hash(name)));
+  return name.substr(0, keep) + tag;
+}
+
 std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
-  const std::string base = path.string() + backup_suffix();
+  const std::filesystem::path base = path.parent_path() / (backup_stem(path) + backup_suffix());
   return internal::write_new_file_synced(
-      bytes, [&](int attempt) { return std::filesystem::path(attempt == 0 ? base : base + "-" + std::to_string(attempt)); },
-      1000);
+      bytes,
+      [&](int attempt) {
+        return attempt == 0 ? base : std::filesystem::path(base.string() + "-" + std::to_string(attempt));
+      },
+      kBackupAttempts);
+}
+
+// A torn last line that is a pending-sync mark (internal/pending_sync.hpp)
+// of this boot ends a batch that was never acknowledged: the repair cuts
+// the batch too, as the next append would, so that a retry of the failed
+// append writes it once (SPEC.md §8). From another boot, the mark alone.
+SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis found) {
+  if (found.health != SessionHealth::torn_tail) return found;
+  const auto cut = internal::pending_sync_cut(bytes.substr(found.offset), found.offset);
+  if (!cut || *cut == found.offset) return found;
+  found.offset = static_cast<std::size_t>(*cut);
+  found.messages = non_empty_lines_before(bytes, found.offset);
+  found.line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(found.offset), '\n')) + 1;
+  found.error += " (the pending-sync mark of an append that failed and could not roll back: its batch, from byte " +
+                 std::to_string(found.offset) + ", was never acknowledged and is cut too)";
+  return found;
 }
 
 }  // namespace
@@ -108,7 +169,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
 SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
   const std::optional<std::string> bytes = internal::read_regular_file_if_exists(path);
   if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
-  return diagnose_session_bytes(*bytes);
+  return with_pending_sync(*bytes, diagnose_session_bytes(*bytes));
 }
 
 RepairResult repair_session(const std::filesystem::path& path) {
@@ -116,7 +177,7 @@ RepairResult repair_session(const std::filesystem::path& path) {
   // line in between, and no append in progress looks torn.
   internal::LockedFile file = internal::LockedFile::for_repair(path);
   const std::string bytes = file.read_all();
-  RepairResult result{diagnose_session_bytes(bytes), false, std::nullopt};
+  RepairResult result{with_pending_sync(bytes, diagnose_session_bytes(bytes)), false, std::nullopt};
   if (result.diagnosis.health != SessionHealth::torn_tail) return result;
   result.backup = write_backup(path, bytes);
   try {

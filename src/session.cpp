@@ -5,6 +5,7 @@
 #include "internal/line_parser.hpp"
 #include "internal/line_reader.hpp"
 #include "internal/loader.hpp"
+#include "internal/pending_sync.hpp"
 #include "internal/posix_file.hpp"
 #include "internal/record.hpp"
 
@@ -97,12 +98,19 @@ std::vector<Message> load_lines(internal::LineReader::ReadSome read_some, bool f
 
 // The torn-tail guard of append_session: returns what must precede the
 // batch (a `\n` after a valid unterminated last line), or throws the
-// SessionError load_session would throw for a torn one.
-std::string_view separator_before_append(const internal::LockedFile& file) {
+// SessionError load_session would throw for a torn one. A pending-sync
+// mark (internal/pending_sync.hpp) is no torn line: it is the rollback a
+// failed synced append could not finish, so it is finished first, and a
+// retry of that append writes its batch once (SPEC.md §8).
+std::string_view separator_before_append(internal::LockedFile& file) {
   if (file.size() == 0 || file.last_byte() == '\n') return {};
-  const std::string bytes = file.read_all();  // rare: only after a crash or a hand edit
+  const std::string bytes = file.read_all();  // rare: only after a crash, a hand edit or a failed rollback
   const std::size_t last_newline = bytes.rfind('\n');
   const std::size_t start = last_newline == std::string::npos ? 0 : last_newline + 1;
+  if (const auto cut = internal::pending_sync_cut(std::string_view(bytes).substr(start), start)) {
+    file.cut(*cut, "finishing the rollback of an earlier synced append that failed");
+    return separator_before_append(file);
+  }
   const std::size_t line_number = count_lines(std::string_view(bytes).substr(0, start)) + 1;
   try {
     internal::JsonLineParser().parse(std::string_view(bytes).substr(start), line_number);
@@ -200,17 +208,18 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 
 void append_session(const std::filesystem::path& path, std::span<const Message> messages,
                     const AppendOptions& options) {
-  const std::string lines = internal::loadable_lines(messages);  // may throw: the file is not touched yet
-  internal::LockedFile file = internal::LockedFile::for_append(path);
-  const std::uint64_t size_before = file.size();
+  std::string lines = internal::loadable_lines(messages);  // may throw: the file is not touched yet
+  const bool sync = options.sync == SyncPolicy::data;
+  internal::LockedFile file = internal::LockedFile::for_append(path, sync);
   const std::string_view separator = separator_before_append(file);
+  const std::uint64_t size_before = file.size();  // after any rollback the separator check finished
+  if (!separator.empty()) lines.insert(0, separator);
   // One write for the whole batch: all or nothing.
-  if (separator.empty()) {
-    file.append(lines);
+  if (sync) {
+    file.append_synced(std::move(lines), size_before);
   } else {
-    file.append(std::string(separator) + lines);
+    file.append(lines);
   }
-  if (options.sync == SyncPolicy::data) file.sync_data(size_before);
 }
 
 }  // namespace agent_session

@@ -1,9 +1,12 @@
 // SPEC.md §8's rules that take no fault to see: new session files are
 // owner-only, the sync policy changes when bytes reach the disk and never
 // which bytes, an append never welds onto a torn last line, and loading
-// hints at `agent-session repair` only for one. The faults themselves
+// hints at `agent-session repair` only for one; a failed synced append's
+// pending-sync mark is rolled back, in its boot only. The faults themselves
 // (racing writers, SIGKILL, RLIMIT_FSIZE): durability_test.cpp.
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
+#include "internal/pending_sync.hpp"
 #include "cli/cli.hpp"
 
 #include "support/temp_dir.hpp"
@@ -113,6 +116,40 @@ TEST_F(Durability, AppendAfterAValidUnterminatedLineStartsANewLine) {
   write(file, R"({"role":"user","content":"a"})");
   append_session(file, UserMessage{"b"});
   EXPECT_EQ(read(file), "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":\"b\"}\n");
+}
+
+// --- The pending-sync mark of a failed synced append ------------------------
+
+TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCutAlone) {
+  // What a synced append leaves when its sync and then its rollback fail
+  // (internal/pending_sync.hpp): the batch, unacknowledged, and the mark.
+  const std::string kept = "{\"role\":\"user\",\"content\":\"a\"}\n";
+  const std::string batch = "{\"role\":\"user\",\"content\":\"b\"}\n";
+  const std::string next = "{\"role\":\"user\",\"content\":\"c\"}\n";
+  const fs::path file = path("s.jsonl");
+  for (const bool synced : {false, true}) {
+    write(file, kept + batch + internal::pending_sync_mark(kept.size()));
+    EXPECT_THROW(load_session(file), SessionError) << "the mark is never a message";
+    append_session(file, UserMessage{"c"}, AppendOptions{.sync = synced ? SyncPolicy::data : SyncPolicy::none});
+    EXPECT_EQ(read(file), kept + next) << "this boot's batch was never acknowledged";
+  }
+  // After a reboot the batch may have been synced and acknowledged: only
+  // the mark goes, as after a writer killed mid-batch.
+  const std::string stale = R"({"agentSessionPendingSync":{"boot":"00000000-0000-0000-0000-000000000000","rollbackTo":0})";
+  write(file, kept + batch + stale);
+  append_session(file, UserMessage{"c"});
+  EXPECT_EQ(read(file), kept + batch + next);
+  // A repair does the same, and says what it cuts.
+  write(file, kept + batch + internal::pending_sync_mark(kept.size()));
+  const RepairResult repaired = repair_session(file);
+  EXPECT_TRUE(repaired.repaired);
+  EXPECT_EQ(read(file), kept);
+  EXPECT_EQ(repaired.diagnosis.offset, kept.size());
+  EXPECT_EQ(repaired.diagnosis.messages, 1u);
+  EXPECT_NE(repaired.diagnosis.error.find("never acknowledged"), std::string::npos) << repaired.diagnosis.error;
+  write(file, kept + batch + stale);
+  EXPECT_TRUE(repair_session(file).repaired);
+  EXPECT_EQ(read(file), kept + batch);
 }
 
 TEST_F(Durability, LoadSuggestsRepairOnlyForATornLastLine) {

@@ -58,8 +58,9 @@ class FaultInjection : public test_support::TempDirTest {
   }
 
   // How many watched calls of each kind the operation makes, fault-free.
-  std::map<std::string, long> counts(const std::vector<std::string>& args, const std::string& input) {
-    const Outcome run = cli(args, input, {{"FAULT_COUNTS", path("counts").string()}});
+  std::map<std::string, long> counts(const std::vector<std::string>& args, const std::string& input, Env env = {}) {
+    env["FAULT_COUNTS"] = path("counts").string();
+    const Outcome run = cli(args, input, env);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     std::map<std::string, long> result;
     std::istringstream lines(read(path("counts")));
@@ -142,46 +143,57 @@ void expect_one_line_naming(const Outcome& run, const std::string& reason, const
 TEST_F(FaultInjection, EveryFailingCallLeavesTheSessionAsBeforeOrAsReported) {
   long points = 0;
   std::map<std::string, long> points_per_call;
-  for (const Scenario& scenario : scenarios()) {
-    const std::vector<std::string> args = with_session(scenario.args, session_);
-    set_session(scenario.before);
-    const std::map<std::string, long> calls = counts(args, scenario.input);
-    ASSERT_EQ(session_bytes(), scenario.after) << scenario.name << ": the fault-free run";
-    // Each operation needs at least these; a count of 0 would mean the
-    // library stopped seeing the calls and the test checked nothing.
-    for (const char* needed : {"open", "fstat", "flock", "write"}) {
-      ASSERT_GT(calls.at(needed), 0) << scenario.name << " makes no watched " << needed;
-    }
-    for (const auto& [call, count] : calls) {
-      for (long nth = 1; nth <= count; ++nth) {
-        for (const bool partial : {false, true}) {
-          if (partial && call != "write") continue;
-          const std::string where = scenario.name + ", " + call + " #" + std::to_string(nth) + (partial ? " (half written)" : "");
-          set_session(scenario.before);
-          Env env{{"FAULT_CALL", call}, {"FAULT_NTH", std::to_string(nth)}};
-          if (partial) env["FAULT_PARTIAL"] = "1";
-          const Outcome run = cli(args, scenario.input, env);
-          ++points;
-          ++points_per_call[call];
-          const std::optional<std::string> now = session_bytes();
-          if (run.exit_code == 0) {
-            EXPECT_EQ(now, scenario.after) << where;
-            continue;
-          }
-          expect_one_line_naming(run, partial ? std::strerror(ENOSPC) : std::strerror(EIO), where);
-          const bool cut = scenario.repair && run.err.find("cut to") != std::string::npos;
-          if (cut) {
-            EXPECT_EQ(now, scenario.after) << where;
-          } else if (scenario.before) {
-            EXPECT_EQ(now, scenario.before) << where;
-          } else {
-            // A failed first append may leave the empty file it created
-            // (an empty session): never a line.
-            EXPECT_TRUE(!now || now->empty()) << where << ": " << now.value_or("");
-          }
-          for (const std::string& other : others()) {
-            EXPECT_EQ(other.find(".tmp-"), std::string::npos) << where << ": left " << other;
-            EXPECT_EQ(read(watched_ / other), *scenario.before) << where << ": " << other << " is not a whole backup";
+  // New files are made with O_TMPFILE, or, on a filesystem without it,
+  // under a temporary name: both ways are failed call by call.
+  for (const bool no_tmpfile : {false, true}) {
+    const Env base = no_tmpfile ? Env{{"FAULT_NO_TMPFILE", "1"}} : Env{};
+    for (Scenario scenario : scenarios()) {
+      if (no_tmpfile) scenario.name += " (no O_TMPFILE)";
+      const std::vector<std::string> args = with_session(scenario.args, session_);
+      set_session(scenario.before);
+      const std::map<std::string, long> calls = counts(args, scenario.input, base);
+      ASSERT_EQ(session_bytes(), scenario.after) << scenario.name << ": the fault-free run";
+      // Each operation needs at least these; a count of 0 would mean the
+      // library stopped seeing the calls and the test checked nothing.
+      for (const char* needed : {"open", "fstat", "flock", "write"}) {
+        ASSERT_GT(calls.at(needed), 0) << scenario.name << " makes no watched " << needed;
+      }
+      for (const auto& [call, count] : calls) {
+        for (long nth = 1; nth <= count; ++nth) {
+          for (const bool partial : {false, true}) {
+            if (partial && call != "write") continue;
+            const std::string where = scenario.name + ", " + call + " #" + std::to_string(nth) + (partial ? " (half written)" : "");
+            set_session(scenario.before);
+            Env env = base;
+            env["FAULT_CALL"] = call;
+            env["FAULT_NTH"] = std::to_string(nth);
+            if (partial) env["FAULT_PARTIAL"] = "1";
+            const Outcome run = cli(args, scenario.input, env);
+            ++points;
+            ++points_per_call[call];
+            const std::optional<std::string> now = session_bytes();
+            if (run.exit_code == 0) {
+              EXPECT_EQ(now, scenario.after) << where;
+              continue;
+            }
+            expect_one_line_naming(run, partial ? std::strerror(ENOSPC) : std::strerror(EIO), where);
+            const bool cut = scenario.repair && run.err.find("cut to") != std::string::npos;
+            if (cut) {
+              EXPECT_EQ(now, scenario.after) << where;
+            } else if (scenario.before) {
+              EXPECT_EQ(now, scenario.before) << where;
+            } else {
+              // A failed first append may leave the empty file it created
+              // (an empty session): never a line.
+              EXPECT_TRUE(!now || now->empty()) << where << ": " << now.value_or("");
+            }
+            for (const std::string& other : others()) {
+              EXPECT_EQ(other.find(".tmp-"), std::string::npos) << where << ": left " << other;
+              EXPECT_EQ(read(watched_ / other), *scenario.before) << where << ": " << other << " is not a whole backup";
+              // A backup stays only once the cut began, and the error names it
+              // (posix_file.hpp: no final name on failure).
+              EXPECT_NE(run.err.find("holds the file as it was"), std::string::npos) << where << ": left " << other;
+            }
           }
         }
       }
@@ -193,9 +205,13 @@ TEST_F(FaultInjection, EveryFailingCallLeavesTheSessionAsBeforeOrAsReported) {
   RecordProperty("injection_points", static_cast<int>(points));
   // Every kind of call the issue names was failed somewhere.
   for (const char* call : {"open", "flock", "fstat", "fchmod", "read", "pread", "write", "fdatasync", "fsync",
-                           "ftruncate", "rename"}) {
+                           "ftruncate"}) {
     EXPECT_GT(points_per_call[call], 0) << call << " was never failed";
   }
+  // New files get their names by linkat (O_TMPFILE), or by rename where
+  // the filesystem has no O_TMPFILE.
+  EXPECT_GT(points_per_call["link"], 0) << "linking an O_TMPFILE file was never failed";
+  EXPECT_GT(points_per_call["rename"], 0) << "renaming a temporary file was never failed";
 }
 
 TEST_F(FaultInjection, AFailedRollbackSaysSoAndRepairRestoresTheFileAsItWas) {
@@ -219,6 +235,54 @@ TEST_F(FaultInjection, AFailedRollbackSaysSoAndRepairRestoresTheFileAsItWas) {
   // Half of kB + kC holds no complete line of the batch: the cut restores
   // the file exactly.
   EXPECT_EQ(read(session_), before);
+}
+
+TEST_F(FaultInjection, AFailedSyncThenARetryLeavesEachMessageOnceEvenWhenItsRollbackFailed) {
+  // A failed sync whose rollback also failed was reported as a plain sync
+  // error, the batch stayed, and a retry appended it a second time. Each
+  // failed sync (the file's fdatasync, the new file's directory fsync),
+  // alone and with every call after it failing (its rollback's ftruncate
+  // included), then a fault-free retry, or a repair and then the retry.
+  struct Case {
+    std::string name;
+    std::optional<std::string> before;
+    std::string call;
+  };
+  const std::vector<Case> cases = {{"fdatasync", kA, "fdatasync"},
+                                   {"fdatasync of a new file", std::nullopt, "fdatasync"},
+                                   {"fdatasync after a valid unterminated line", kA + kB.substr(0, kB.size() - 1), "fdatasync"},
+                                   {"directory fsync of a new file", std::nullopt, "fsync"}};
+  const std::vector<std::string> append = with_session({"append", "--sync", "{}"}, session_);
+  const std::vector<std::string> repair = with_session({"repair", "--apply", "{}"}, session_);
+  for (const Case& c : cases) {
+    const std::string old = c.before.value_or("");
+    const std::string expected = old + (old.empty() || old.back() == '\n' ? "" : "\n") + kB + kC;
+    for (const bool rollback_fails : {false, true}) {
+      for (const bool repair_first : {false, true}) {
+        const std::string where =
+            c.name + (rollback_fails ? ", rollback failing" : "") + (repair_first ? ", repaired first" : "");
+        set_session(c.before);
+        Env fault{{"FAULT_CALL", c.call}, {"FAULT_NTH", "1"}};
+        if (rollback_fails) fault["FAULT_PERSIST"] = "1";
+        const Outcome failed = cli(append, kB + kC, fault);
+        expect_one_line_naming(failed, std::strerror(EIO), where);
+        if (rollback_fails) {
+          EXPECT_NE(failed.err.find("rollback failed"), std::string::npos) << where << ": " << failed.err;
+          EXPECT_NE(failed.err.find("agent-session repair"), std::string::npos) << where << ": " << failed.err;
+        } else {
+          EXPECT_EQ(session_bytes().value_or(""), old) << where;
+        }
+        if (repair_first) {
+          const Outcome repaired = cli(repair, "", {});
+          EXPECT_EQ(repaired.exit_code, 0) << where << ": " << repaired.err << repaired.out;
+          EXPECT_EQ(session_bytes().value_or(""), old) << where << ": the repair keeps what was there before";
+        }
+        const Outcome retry = cli(append, kB + kC, {});
+        EXPECT_EQ(retry.exit_code, 0) << where << ": " << retry.err;
+        EXPECT_EQ(session_bytes(), expected) << where << ": each message exactly once";
+      }
+    }
+  }
 }
 
 TEST_F(FaultInjection, EveryFailingCallOfALoadIsAnIoErrorNeverAnAnswer) {

@@ -162,6 +162,64 @@ TEST_F(RepairFile, BackupsNeverOverwriteEachOther) {
   EXPECT_EQ(read(*second.backup), kA + "\n{\"two");
 }
 
+// Whether `bytes` is whole UTF-8 (the backup's name cut no character).
+bool whole_utf8(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto lead = static_cast<unsigned char>(bytes[i]);
+    const std::size_t n = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+    if (n == 0 || i + n > bytes.size()) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(bytes[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+TEST_F(RepairFile, EveryNameAppendAcceptsCanBeRepairedTwice) {
+  // `<name>.bak-<stamp>.tmp-<pid>` passed NAME_MAX (255) for names past
+  // about 222 bytes: repair failed (ENAMETOOLONG) where append worked.
+  // ASCII names, and two-byte characters whose cut must not split one.
+  for (const std::string& unit : {std::string("n"), std::string("\xc3\xa9")}) {
+    for (std::size_t length = 200; length <= 255; ++length) {
+      std::string name;
+      while (name.size() + unit.size() <= length - 6) name += unit;
+      name = std::string(length - 6 - name.size(), 'x') + name + ".jsonl";
+      ASSERT_EQ(name.size(), length);
+      const fs::path file = path(name);
+      const std::string where = std::to_string(length) + " bytes";
+      append_session(file, UserMessage{"kept"});
+      const std::string kept = read(file);
+      std::vector<fs::path> backups;
+      for (const std::string& torn : {std::string("{\"one"), std::string("{\"two")}) {
+        std::ofstream(file, std::ios::binary | std::ios::app) << torn;
+        RepairResult result;
+        try {
+          result = repair_session(file);
+        } catch (const std::system_error& error) {
+          ADD_FAILURE() << where << ": " << error.what();
+          return;
+        }
+        EXPECT_TRUE(result.repaired) << where;
+        EXPECT_EQ(read(file), kept) << where;
+        ASSERT_TRUE(result.backup) << where;
+        EXPECT_EQ(read(*result.backup), kept + torn) << where;
+        const std::string backup = result.backup->filename().string();
+        EXPECT_LE(backup.size(), 255u) << where;
+        EXPECT_TRUE(whole_utf8(backup)) << where << ": " << backup;
+        // It still names its origin: the session's first bytes, `.bak-`.
+        EXPECT_EQ(backup.substr(0, 150), name.substr(0, 150)) << where;
+        EXPECT_NE(backup.find(".bak-"), std::string::npos) << where << ": " << backup;
+        backups.push_back(*result.backup);
+      }
+      EXPECT_NE(backups.at(0), backups.at(1)) << where;
+      for (const fs::path& backup : backups) fs::remove(backup);
+      fs::remove(file);
+    }
+  }
+  EXPECT_TRUE(others().empty()) << "a temporary file stayed: " << others().front();
+}
+
 TEST_F(RepairFile, ValidAndCorruptFilesAreLeftAlone) {
   for (const std::string& bytes : {kA + "\n", kA, kA + "\n{bad\n" + kB + "\n", kA + "\n{bad\n{\"torn"}) {
     write(bytes);

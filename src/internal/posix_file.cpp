@@ -1,5 +1,8 @@
 #include "internal/posix_file.hpp"
 
+#include "internal/new_file.hpp"
+#include "internal/pending_sync.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -36,6 +39,10 @@ class Descriptor {
   }
   int get() const { return fd_; }
   int release() { return std::exchange(fd_, -1); }
+  void reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
 
  private:
   int fd_;
@@ -98,11 +105,23 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
-void fsync_directory_of(const std::filesystem::path& path) {
-  const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
-  Descriptor dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() < 0) throw_errno("cannot open directory of", path);
-  if (::fsync(dir.get()) != 0) throw_errno("cannot sync directory of", path);
+std::filesystem::path directory_of(const std::filesystem::path& path) {
+  return path.parent_path().empty() ? "." : path.parent_path();
+}
+
+// The directory of `path`, open for its fsync, opened before anything is
+// made (SPEC.md §8): fsync needs a descriptor open for reading (O_PATH
+// will not do), and a directory that can be written and searched but not
+// read (mode 0300) would otherwise fail only after the work was done,
+// leaving a file nobody synced. `what` says what is refused.
+int open_directory_for_sync(const std::filesystem::path& path, const std::string& what) {
+  const std::filesystem::path dir = directory_of(path);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  const int error = errno;
+  throw std::system_error(error, std::generic_category(),
+                          what + " " + path.string() + ": its directory " + dir.string() +
+                              " cannot be opened for reading, which its fsync needs; nothing was changed");
 }
 
 // Writers never follow a symlink at the session path (SPEC.md §8): a link
@@ -132,30 +151,6 @@ void require_regular_file(int fd, const char* what, const std::filesystem::path&
   }
 }
 
-// Owner-only whatever the umask: open's mode is filtered by the umask, so
-// a umask like 0277 would make it 0400. Sessions and backups hold whatever
-// tools printed.
-void make_owner_only(int fd, const std::filesystem::path& path) {
-  if (::fchmod(fd, 0600) != 0) throw_errno("cannot set mode 0600 on", path);
-}
-
-// Opens an existing file, or creates it, telling which happened: O_EXCL
-// settles the race between two creators, so exactly one of them fsyncs
-// the directory entry it made. ENOENT then EEXIST means another process
-// created and removed the file between our two calls; that race is
-// retried a bounded number of times, never spun on.
-std::pair<int, bool> open_or_create(const std::filesystem::path& path, int flags) {
-  constexpr int kAttempts = 100;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    const int fd = ::open(path.c_str(), flags | kWriterFlags);
-    if (fd >= 0 || errno != ENOENT) return {fd, false};
-    const int made = ::open(path.c_str(), flags | O_CREAT | O_EXCL | kWriterFlags, 0600);
-    if (made >= 0 || errno != EEXIST) return {made, true};
-  }
-  throw std::system_error(EAGAIN, std::generic_category(),
-                          "cannot open session for append " + path.string() + ": it was created and removed " +
-                              std::to_string(kAttempts) + " times while we opened it");
-}
 
 }  // namespace
 
@@ -222,25 +217,54 @@ LockedFile::LockedFile(int fd, std::filesystem::path path, bool created)
 
 LockedFile::LockedFile(LockedFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      dir_fd_(std::exchange(other.dir_fd_, -1)),
       path_(std::move(other.path_)),
       created_(other.created_),
       size_(other.size_) {}
 
 LockedFile::~LockedFile() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
   if (fd_ >= 0) ::close(fd_);  // releases the flock
 }
 
-LockedFile LockedFile::for_append(const std::filesystem::path& path) {
-  // Read access too: the torn-tail check reads the last line.
-  auto [fd, created] = open_or_create(path, O_RDWR | O_APPEND);
-  if (fd < 0) throw_open_error("cannot open session for append", path);
-  Descriptor file(fd);
+LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) {
+  Descriptor dir(-1);
+  Descriptor file(-1);
+  bool created = false;
+  // An existing file is opened; a missing one is made whole (mode 0600)
+  // and then given its name, never replacing one: the other appenders of
+  // a new session either find no file or one they can open. EEXIST means
+  // another appender named it first, so we open theirs; ENOENT after it
+  // means it was removed again, a race retried a bounded number of times.
+  constexpr int kAttempts = 100;
+  for (int attempt = 0; file.get() < 0; ++attempt) {
+    if (attempt == kAttempts) {
+      throw std::system_error(EAGAIN, std::generic_category(),
+                              "cannot open session for append " + path.string() + ": it was created and removed " +
+                                  std::to_string(kAttempts) + " times while we opened it");
+    }
+    // Read access too: the torn-tail check reads the last line.
+    file.reset(::open(path.c_str(), O_RDWR | O_APPEND | kWriterFlags));
+    if (file.get() >= 0) break;
+    if (errno != ENOENT) throw_open_error("cannot open session for append", path);
+    if (sync && dir.get() < 0) dir.reset(open_directory_for_sync(path, "cannot create synced session"));
+    NewFile made = NewFile::in_directory(directory_of(path), O_RDWR | O_APPEND, path);
+    if (made.link_as(path)) {
+      file.reset(made.release());
+      created = true;
+    }
+  }
   require_regular_file(file.get(), "cannot append to session", path);
-  if (created) make_owner_only(file.get(), path);
   lock(file.get(), LOCK_EX, path);
   LockedFile locked(file.release(), path, created);
   // Measured only now: another writer may have appended while we waited.
   locked.size_ = size_of(locked.fd_, path);
+  // An empty file may be what a failed first append left (its directory
+  // entry never synced): a synced append to it syncs the directory too.
+  if (sync && dir.get() < 0 && locked.size_ == 0) {
+    dir.reset(open_directory_for_sync(path, "cannot sync the directory entry of the empty session"));
+  }
+  locked.dir_fd_ = dir.release();
   return locked;
 }
 
@@ -287,16 +311,44 @@ void LockedFile::append(std::string_view bytes) {
   throw_errno(error, "cannot append to session (rolled back)", path_);
 }
 
-void LockedFile::sync_data(std::uint64_t rollback_size) {
-  try {
-    if (::fdatasync(fd_) != 0) throw_errno("cannot sync session", path_);
-    if (created_) fsync_directory_of(path_);
-  } catch (const std::system_error&) {
-    // The caller hears "not appended", so the lines must not stay behind
-    // for a retry to duplicate. Best effort: the sync already failed.
-    if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) size_ = rollback_size;
-    throw;
+void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
+  // The mark goes out with the batch: after a failure the process may not
+  // be able to write or cut anything more (SPEC.md §8, pending_sync.hpp).
+  const std::string mark = pending_sync_mark(rollback_size);
+  bytes += mark;
+  append(bytes);
+  const std::uint64_t synced_size = size_ - mark.size();
+  std::string what;
+  if (::fdatasync(fd_) != 0) {
+    what = "cannot sync session " + path_.string();
+  } else if (dir_fd_ >= 0 && ::fsync(dir_fd_) != 0) {
+    what = "cannot sync the directory entry of session " + path_.string();
+  } else if (::ftruncate(fd_, static_cast<off_t>(synced_size)) != 0) {
+    what = "cannot cut the pending-sync mark off session " + path_.string();
+  } else {
+    size_ = synced_size;
+    return;
   }
+  const int error = errno;
+  // The caller hears "not appended", so the batch must not stay behind
+  // for a retry to duplicate.
+  if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) {
+    size_ = rollback_size;
+    throw std::system_error(error, std::generic_category(), what + " (rolled back)");
+  }
+  throw std::system_error(error, std::generic_category(),
+                          what + ", and the rollback failed too (" + std::strerror(errno) +
+                              "): the batch stays behind a pending-sync mark, unacknowledged; the next append takes "
+                              "it back before writing (a retry appends it once), or `agent-session repair --apply` "
+                              "does now");
+}
+
+void LockedFile::cut(std::uint64_t size, const std::string& why) {
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+    const int error = errno;
+    throw_errno(error, "cannot cut to " + std::to_string(size) + " bytes (" + why + ") session", path_);
+  }
+  size_ = size;
 }
 
 void LockedFile::truncate_and_sync(std::uint64_t size) {
@@ -311,38 +363,32 @@ void LockedFile::truncate_and_sync(std::uint64_t size) {
 std::filesystem::path write_new_file_synced(std::string_view bytes,
                                             const std::function<std::filesystem::path(int)>& name_for,
                                             int attempts) {
-  // The bytes go to a temporary name first, so that no final name ever
-  // holds a partial copy: a failure (or a kill) leaves at most a
-  // `.tmp-` file, never a short backup that looks complete.
-  const std::string temp_base = name_for(0).string() + ".tmp-" + std::to_string(::getpid());
-  std::filesystem::path temp;
-  int fd = -1;
-  for (int k = 0; fd < 0; ++k) {
-    temp = k == 0 ? temp_base : temp_base + "-" + std::to_string(k);
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && (errno != EEXIST || k + 1 == attempts)) throw_errno("cannot create", temp);
-  }
-  Descriptor file(fd);
-  try {
-    make_owner_only(file.get(), temp);
-    if (const int error = write_all(file.get(), bytes); error != 0) throw_errno(error, "cannot write", temp);
-    if (::fsync(file.get()) != 0) throw_errno("cannot sync", temp);
-    for (int k = 0; k < attempts; ++k) {
-      const std::filesystem::path name = name_for(k);
-      // RENAME_NOREPLACE: an existing file of that name is never replaced.
-      if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, name.c_str(), RENAME_NOREPLACE) == 0) {
-        fsync_directory_of(name);
-        return name;
-      }
-      if (const int error = errno; error != EEXIST) throw_errno(error, "cannot rename " + temp.string() + " to", name);
+  // The directory first: if it cannot be synced, nothing is made at all.
+  const std::filesystem::path first = name_for(0);
+  Descriptor dir(open_directory_for_sync(first, "cannot write the new file"));
+  // The bytes go to a file with no final name yet, so that no final name
+  // ever holds a partial copy: a failure (or a kill) leaves at most a
+  // temporary file, never a short backup that looks complete.
+  NewFile file = NewFile::in_directory(directory_of(first), O_WRONLY, first);
+  if (const int error = write_all(file.fd(), bytes); error != 0) throw_errno(error, "cannot write", first);
+  if (::fsync(file.fd()) != 0) throw_errno("cannot sync", first);
+  for (int k = 0; k < attempts; ++k) {
+    const std::filesystem::path name = name_for(k);
+    if (!file.link_as(name)) continue;  // never replaces a file of that name
+    if (::fsync(dir.get()) != 0) {
+      // The name must not outlive the failure (see the header): without
+      // the directory's fsync it might not survive a crash either.
+      const int error = errno;
+      ::unlink(name.c_str());
+      throw std::system_error(error, std::generic_category(),
+                              "cannot sync directory " + directory_of(name).string() + " after naming " + name.string() +
+                                  ", so that name was removed again; nothing was changed");
     }
-    throw std::system_error(EEXIST, std::generic_category(),
-                            "cannot find a free name for " + name_for(0).string() + " after " +
-                                std::to_string(attempts) + " tries");
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
+    return name;
   }
+  throw std::system_error(EEXIST, std::generic_category(),
+                          "cannot find a free name for " + first.string() + " after " + std::to_string(attempts) +
+                              " tries");
 }
 
 }  // namespace agent_session::internal

@@ -9,7 +9,8 @@
 //   FAULT_DIR      absolute directory whose files are watched (required)
 //   FAULT_COUNTS   file to write "call count" lines to at exit
 //   FAULT_CALL     the call to fail: open, fstat, fchmod, flock, read,
-//                  pread, lseek, write, fdatasync, fsync, ftruncate, rename
+//                  pread, lseek, write, fdatasync, fsync, ftruncate, rename,
+//                  link (linkat, naming an O_TMPFILE file)
 //   FAULT_NTH      which watched call of that name fails (1-based)
 //   FAULT_ERRNO    the errno it fails with (default EIO)
 //   FAULT_PARTIAL  1: a failing write first writes half its bytes for
@@ -17,6 +18,8 @@
 //                  (a disk filling up mid-batch)
 //   FAULT_PERSIST  1: every later watched call of any name fails too
 //                  (the rollback then fails as well)
+//   FAULT_NO_TMPFILE  1: open(O_TMPFILE) fails with EOPNOTSUPP, uncounted,
+//                  as on a filesystem without it (the fallback's test)
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -33,8 +36,8 @@ namespace {
 
 constexpr int kMaxFd = 4096;
 constexpr const char* kNames[] = {"open",      "fstat", "fchmod", "flock", "read",      "pread",
-                                  "lseek",     "write", "fdatasync", "fsync", "ftruncate", "rename"};
-enum Call { kOpen, kFstat, kFchmod, kFlock, kRead, kPread, kLseek, kWrite, kFdatasync, kFsync, kFtruncate, kRename, kCalls };
+                                  "lseek",     "write", "fdatasync", "fsync", "ftruncate", "rename", "link"};
+enum Call { kOpen, kFstat, kFchmod, kFlock, kRead, kPread, kLseek, kWrite, kFdatasync, kFsync, kFtruncate, kRename, kLink, kCalls };
 
 bool watched_fd[kMaxFd];
 long counts[kCalls];
@@ -78,6 +81,10 @@ F real(const char* name) {
 
 int watched_open(const char* symbol, int dirfd, const char* path, int flags, mode_t mode) {
   const bool watched = under_dir(path);
+  if (watched && (flags & O_TMPFILE) == O_TMPFILE && env("FAULT_NO_TMPFILE") != nullptr) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
   if (watched && fault(kOpen)) return -1;
   int fd;
   if (dirfd == AT_FDCWD && std::strcmp(symbol, "openat") != 0 && std::strcmp(symbol, "openat64") != 0) {
@@ -206,6 +213,15 @@ int renameat2(int from_dir, const char* from, int to_dir, const char* to, unsign
   if (under_dir(to) && fault(kRename)) return -1;
   return real<int (*)(int, const char*, int, const char*, unsigned int)>("renameat2")(from_dir, from, to_dir, to,
                                                                                       flags);
+}
+
+int link(const char* from, const char* to) {
+  if (under_dir(to) && fault(kLink)) return -1;
+  return real<int (*)(const char*, const char*)>("link")(from, to);
+}
+int linkat(int from_dir, const char* from, int to_dir, const char* to, int flags) {
+  if (under_dir(to) && fault(kLink)) return -1;
+  return real<int (*)(int, const char*, int, const char*, int)>("linkat")(from_dir, from, to_dir, to, flags);
 }
 
 }  // extern "C"
