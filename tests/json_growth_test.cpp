@@ -281,5 +281,28 @@ TEST(JsonGrowthTest, HeapUseGrowsLinearlyForLongValuesDeepNestingAndManySmallCon
   }
 }
 
+// The peak heap of loading one line of about 4 MiB of every shape above
+// (key shapes too), as a multiple of the line: at most
+// kPeakHeapPerLineByte (session.hpp), which with the line limit bounds a
+// load's memory (SPEC.md §8). Loaders that read the line twice (the fast
+// path, then the reference) must not hold both.
+TEST(JsonGrowthTest, ALoadsPeakHeapIsABoundedMultipleOfItsLine) {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const auto& shape : size_shapes()) inputs.emplace_back(shape.name, shape.input(40'000));
+  for (const auto& shape : key_shapes()) inputs.emplace_back(shape.name, object_text(shape, 200'000));
+  inputs.emplace_back("many_empty_strings", repeated(R"("")", 1'400'000));
+  for (const Loader& loader : loaders()) {
+    for (const auto& [name, input] : inputs) {
+      for (const std::string& extra : {std::string(), kOnlyTheReferenceReadsThis}) {
+        const std::string line = message_line(input, extra) + "\n";
+        const HeapCost cost = heap_to_load(loader, line);
+        EXPECT_LE(cost.peak_bytes, kPeakHeapPerLineByte * line.size())
+            << name << " loaded by " << loader.name << (extra.empty() ? "" : ", a line only the reference reads")
+            << ": " << line.size() << "-byte line, peak " << cost.peak_bytes << " bytes";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agent_session::internal

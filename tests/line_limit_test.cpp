@@ -25,7 +25,7 @@ using test_support::thrown;
 // {"role":"user","content":"..."}: 28 bytes around the content.
 constexpr std::size_t kUserLineOverhead = 28;
 
-// A file's size, never its bytes: a failure must not print 256 MiB.
+// A file's size, never its bytes: a failure must not print 32 MiB.
 std::uintmax_t size_of(const std::filesystem::path& file) { return std::filesystem::file_size(file); }
 
 UserMessage user_with_line_of(std::size_t bytes) { return UserMessage{std::string(bytes - kUserLineOverhead, 'x')}; }
@@ -38,7 +38,7 @@ TEST_F(LineLimit, AppendRefusesALineTheLoaderWouldRefuseAndWritesNothing) {
   EXPECT_EQ(error.index(), 1U);
   EXPECT_EQ(error.bytes(), kMaxLineBytes + 1);
   EXPECT_EQ(std::string(error.what()),
-            "cannot append message 2 of 2: its canonical line is 268435457 bytes, longer than 268435456 bytes, "
+            "cannot append message 2 of 2: its canonical line is 33554433 bytes, longer than 33554432 bytes, "
             "the longest line this implementation loads; nothing was appended: File too large");
   EXPECT_EQ(size_of(path("s.jsonl")), 33U) << "nothing of the batch";
   EXPECT_THROW(append_session(path("new.jsonl"), batch), MessageTooLong);
@@ -79,7 +79,7 @@ TEST_F(LineLimit, RunAgentRefusesAReplyWhoseLineIsTooLongAndRecordsNothingOfIt) 
 }
 
 TEST_F(LineLimit, TheCommandRefusesALoadableLineThatPrintsLongerThanTheLimit) {
-  // 256 MiB / 21 numbers: about 64 MB of `1e20,` read, 268 MB printed.
+  // kMaxLineBytes / 21 numbers: 5 bytes each read (`1e20,`), 22 printed.
   std::string line = R"({"role":"assistant","content":"","toolCalls":[{"id":"c","name":"n","input":[)";
   const std::size_t numbers = kMaxLineBytes / 21;
   line.reserve(line.size() + 5 * numbers + 8);

@@ -1,7 +1,7 @@
 // internal::LineReader, the line splitter under every load (SPEC.md §2):
 // physical line numbers, empty lines, a last line without `\n`, lines that
 // cross the pieces the input arrives in, the bytes kept readable past each
-// line, and the line-length limit (kMaxLineBytes, 256 MiB: inputs that
+// line, and the line-length limit (kMaxLineBytes, 32 MiB: inputs that
 // long are generated as they are read, never held).
 #include "internal/line_reader.hpp"
 

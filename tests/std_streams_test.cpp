@@ -136,7 +136,7 @@ TEST_F(StdStreams, AnEndlessLineStopsAtTheLineLimitInsteadOfTakingAllMemory) {
     const BinaryRun result = run(args, options);
     EXPECT_EQ(result.signal, 0);
     EXPECT_EQ(result.exit_code, 3) << args[1] << ": " << result.err;
-    EXPECT_NE(result.err.find("cannot load line 1: it is longer than 268435456 bytes"), std::string::npos)
+    EXPECT_NE(result.err.find("cannot load line 1: it is longer than 33554432 bytes"), std::string::npos)
         << result.err;
   }
 }

@@ -192,6 +192,18 @@ struct SimdLineParser::Parser {
     if (error != simdjson::SUCCESS) return std::nullopt;
     return root;
   }
+
+  // Before the reference parser reads a line simdjson rejected: the two
+  // never hold their buffers for a long line at once, so the load's peak
+  // is the larger parser's, not their sum (session.hpp,
+  // kPeakHeapPerLineByte). Short lines keep the buffers for the next one.
+  void release_buffers_after(std::string_view line) {
+    constexpr std::size_t kKept = std::size_t{64} << 10;
+    if (line.size() <= kKept) return;
+    std::string().swap(padded_copy);
+    parser = dom::parser{kSimdMaxLineBytes};  // a new one: allocate() keeps the document's buffers
+    if (parser.allocate(4096, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+  }
 };
 
 SimdLineParser::SimdLineParser() : parser_(std::make_unique<Parser>()) {}
@@ -199,7 +211,10 @@ SimdLineParser::~SimdLineParser() = default;
 
 Message SimdLineParser::parse(std::string_view line, std::size_t line_number, std::size_t readable_after) {
   const auto root = parser_->parse(line, readable_after);
-  if (!root) return reference_.parse(line, line_number);
+  if (!root) {
+    parser_->release_buffers_after(line);
+    return reference_.parse(line, line_number);
+  }
   auto verdict = internal::discriminate(parser_->tree, *root);
   if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);

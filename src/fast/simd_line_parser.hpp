@@ -26,8 +26,9 @@ namespace agent_session::fast {
 inline constexpr std::size_t kSimdPadding = 64;
 
 // Longer lines go to the reference parser: simdjson's buffers grow to
-// about ten times the longest line parsed, which would break the loader's
-// peak-memory bound for one huge line.
+// about fifteen times the longest line parsed and are kept for the next
+// line, whatever its shape (the reference parser's tree is that large only
+// for tiny values, and freed with the line).
 inline constexpr std::size_t kSimdMaxLineBytes = std::size_t{8} << 20;
 
 class SimdLineParser final : public internal::LineParser {
