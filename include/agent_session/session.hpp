@@ -168,7 +168,12 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 // - A write that fails part-way (disk full, RLIMIT_FSIZE, an I/O error) is
 //   rolled back with ftruncate(2) to the size measured under the lock, and
 //   the error is thrown: a failed append leaves the file byte-identical.
-//   So does a failed fdatasync under SyncPolicy::data.
+//   So does a failed fdatasync under SyncPolicy::data; if its rollback
+//   fails too, the error says so and names `agent-session repair`, and
+//   the pending-sync mark left after the batch makes the next append (or
+//   repair) cut the batch off first, so a retry writes it once (SPEC.md
+//   §8, "Sync policy"). SyncPolicy::data opens the directory for its fsync
+//   before anything is made: one it cannot read (mode 0300) is refused.
 // - Lines are never welded onto a torn last line. If the file does not end
 //   in `\n`: when its last line is a valid message, the batch starts with a
 //   `\n`; when it is not (a writer killed mid-write), nothing is written
@@ -176,7 +181,8 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 //   that line (`agent-session repair` cuts such a line off).
 // - `path` itself must not be a symbolic link (O_NOFOLLOW: ELOOP), so a
 //   link planted there never redirects the append; it must be a regular
-//   file (a FIFO or device: EINVAL). A new file gets fchmod(0600).
+//   file (a FIFO or device: EINVAL). A new file is mode 0600 before it has a name
+//   (O_TMPFILE, fchmod, linkat), whatever the umask.
 // Not promised: anything across power loss with SyncPolicy::none; locking
 // on network filesystems whose flock is not shared between machines; a
 // process killed mid-write leaves a prefix of the batch: its first lines,
