@@ -155,6 +155,15 @@ TEST_F(Daemons, APortThatKillsItsParentFailsThatCheckAndLeavesNothingBehind) {
   EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
 }
 
+TEST_F(Daemons, RunProcessReportsAKilledParentAndKillsWhatTheProgramStarted) {
+  const auto limit = std::chrono::seconds(30);
+  const auto r = cli::run_process({"sh", "-c", "sleep 300 & echo $!; kill -KILL $PPID; sleep 300"}, "", limit);
+  EXPECT_EQ(r.end, cli::ProcessEnd::parent_killed);
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_EQ(cli::describe_end(r, limit), "its parent process, the runner's helper, was killed by signal 9 (Killed)");
+  EXPECT_EQ(survivors({static_cast<pid_t>(std::stol("0" + r.out))}), std::vector<pid_t>{}) << r.out;
+}
+
 // Item 4: ports that stop a process, their parent (the runner's helper)
 // and its parent too, themselves, their process group, with SIGSTOP,
 // SIGTSTP, SIGTTIN or SIGTTOU, then exit or hang. Each run ends at its
