@@ -207,7 +207,7 @@ class Supervisor {
     if (pid_ < 0) return;
     stop();
     try {
-      finish();
+      finish(Clock::now() + kGrace);
     } catch (...) {  // poll failed: kill it, and wait below
     }
     if (pid_ >= 0) {
@@ -223,10 +223,10 @@ class Supervisor {
     ::kill(pid_, SIGTERM);
     ::kill(pid_, SIGCONT);
   }
-  // Waits for the supervisor's exit, at most kGrace, and reaps it; returns
-  // its wait status. What is left of its report is discarded.
-  int finish() {
-    const auto until = Clock::now() + kGrace;
+  // Waits for the supervisor's exit until `until`, kills it then, and
+  // reaps it; returns its wait status. What is left of its report is
+  // discarded.
+  int finish(Clock::time_point until) {
     char discarded[sizeof(SupervisorReport)];
     while (report_.get() >= 0 && wait_readable(report_.get(), until)) {
       const ssize_t n = ::read(report_.get(), discarded, sizeof discarded);
@@ -306,13 +306,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   // start that outlasts the deadline (helpers someone stopped) times out.
   if (!wait_readable(status.read.get(), deadline)) {
     supervisor.stop();
-    supervisor.finish();
+    supervisor.finish(Clock::now() + kGrace);
     result.end = ProcessEnd::timed_out;
     return result;
   }
   if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
     supervisor.stop();  // there is nothing left to run
-    supervisor.finish();
+    supervisor.finish(Clock::now() + kGrace);
     if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
     result.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     return result;
@@ -322,13 +322,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   SupervisorReport word{};
   bool reported = false;
   const PumpEnd end = pump(streams, supervisor.report(), input, result, deadline, word, reported);
+  // One grace for the word and the exit: a supervisor kept stopped costs
+  // it once.
+  const auto grace_end = Clock::now() + kGrace;
   if (end == PumpEnd::timed_out || end == PumpEnd::output_limit) {
     supervisor.stop();
     // Its word says whether the program had stopped its parent.
-    if (!reported) reported = wait_readable(supervisor.report(), Clock::now() + kGrace) &&
-                              read_whole(supervisor.report(), word);
+    if (!reported) reported = wait_readable(supervisor.report(), grace_end) && read_whole(supervisor.report(), word);
   }
-  const int supervisor_status = supervisor.finish();
+  const int supervisor_status = supervisor.finish(grace_end);
   switch (end) {
     case PumpEnd::reported:
       set_end(word, result);
