@@ -201,8 +201,9 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   for (int fd = 0; fd < 3; ++fd) ::close(fd);
 
   // Until the parent exits, normally after the program, or killed; WNOWAIT
-  // keeps it waitable. A stop signal ends the run at once: everything is
-  // killed, the parent first (stopped or not), then all that is left.
+  // keeps it waitable. SIGTERM (the runner's), SIGINT, SIGHUP or SIGQUIT
+  // ends the run at once: everything is killed, the parent first (stopped
+  // or not), then all that is left, without waiting on any of them.
   SupervisorReport word{};
   for (;;) {
     siginfo_t info{};
