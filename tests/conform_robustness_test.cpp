@@ -1,7 +1,9 @@
 // `agent-session conform` (src/cli/conform.hpp) against hostile vectors and
 // ports: names and output that try to forge lines or send terminal escapes,
-// vector files that are FIFOs or devices, ports that flood their output or
-// leave daemons behind, and folders the runner cannot read. Issue 13, item 9.
+// vector files that are FIFOs or devices, ports that flood their output, and
+// folders the runner cannot read. Issue 13, item 9. Ports that leave
+// daemons behind or turn on the runner's helper processes:
+// conform_supervisor_test.cpp.
 #include "cli/conform.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/vector_files.hpp"
@@ -11,11 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 
 #include <sys/stat.h>
@@ -229,80 +228,6 @@ TEST(RunProcess, KeepsAtMostTheCapOfEachStream) {
   EXPECT_EQ(err.out, "hi\n");
   EXPECT_EQ(err.err.size(), 4096u);
   EXPECT_EQ(cli::describe_end(err, limit), "wrote more than 4096 bytes to standard error (killed)");
-}
-
-// The pids that the daemons of a port wrote into `dir`, one file each.
-std::vector<pid_t> daemon_pids(const fs::path& dir) {
-  std::vector<pid_t> pids;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    long pid = 0;
-    std::ifstream(entry.path()) >> pid;
-    if (pid > 0) pids.push_back(static_cast<pid_t>(pid));
-  }
-  return pids;
-}
-
-// A port that leaves two daemons per run: one that double-forks with
-// `setsid -f` (out of the port's session and process group), one forked
-// by a subshell that exits (an orphan that calls setsid). Each writes its
-// pid; the port waits for both, then answers (or hangs with `hang`).
-std::string daemonizing_port(const fs::path& pids, const char* hang) {
-  const std::string d = "'" + pids.string() + "'";
-  return "setsid -f sh -c 'echo $$ > \"$0/a.$1\"; exec sleep 1000' " + d + " $$; "
-         "( setsid sh -c 'echo $$ > \"$0/b.$1\"; exec sleep 1000' " + d + " $$ & ); "
-         "while [ ! -s " + d + "/a.$$ ] || [ ! -s " + d + "/b.$$ ]; do sleep 0.01; done; "
-         "if [ \"$1\" = " + hang + " ]; then sleep 1000; fi; printf '1 messages\\n'";
-}
-
-// Every pid in `pids` that still runs, killed so that a failing run
-// leaves nothing behind.
-std::vector<pid_t> survivors(const std::vector<pid_t>& pids) {
-  std::vector<pid_t> alive;
-  for (const pid_t pid : pids) {
-    if (::kill(pid, 0) == 0 || errno != ESRCH) {
-      alive.push_back(pid);
-      ::kill(pid, SIGKILL);
-    }
-  }
-  return alive;
-}
-
-class Daemons : public FakeVectors {
- protected:
-  void SetUp() override {
-    FakeVectors::SetUp();
-    pids_ = dir_.string() + "_pids";
-    fs::remove_all(pids_);
-    fs::create_directories(pids_);
-  }
-  void TearDown() override {
-    survivors(daemon_pids(pids_));
-    fs::remove_all(pids_);
-    FakeVectors::TearDown();
-  }
-  fs::path pids_;
-};
-
-TEST_F(Daemons, NoDescendantOfAPortThatExitsSurvivesItsRun) {
-  add("y_one", "{}\n", kOneMessage);
-  add("y_two", "{}\n", kOneMessage);
-  // The daemons keep the port's output open: the run is judged when the
-  // port exits, not when they die, so this passes well within the timeout.
-  const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "never")), {"--jobs", "2", "--timeout", "60"});
-  EXPECT_EQ(r.out, "2 passed, 0 failed\n") << r.err;
-  const auto pids = daemon_pids(pids_);
-  EXPECT_EQ(pids.size(), 8u);  // 2 vectors, 2 runs each, 2 daemons per run
-  EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
-}
-
-TEST_F(Daemons, NoDescendantOfAPortKilledAtItsTimeoutSurvives) {
-  add("y_hang", "{}\n", kOneMessage);
-  // The timeout only has to outlast starting the two daemons.
-  const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "check")), {"--timeout", "5"});
-  EXPECT_EQ(without_reproduce(r.out), "FAIL y_hang (check FILE): timed out after 5 s (killed), expected exit 0\n0 passed, 1 failed\n");
-  const auto pids = daemon_pids(pids_);
-  EXPECT_EQ(pids.size(), 2u);
-  EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
 }
 
 // Exit codes of conform (src/cli/conform.hpp): 2 for a vectors path that

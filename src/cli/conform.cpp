@@ -84,7 +84,8 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
       outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
     }
     report.outcome.checks.push_back(std::move(outcome));
-    if (result.end == ProcessEnd::timed_out) {
+    // A run that ran out its timeout: the vector's other runs would too.
+    if (result.end == ProcessEnd::timed_out || result.end == ProcessEnd::parent_stopped) {
       const std::size_t others = vector.checks.size() - index - 1;
       if (others > 0) report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
       return false;

@@ -86,7 +86,10 @@ class SigpipeBlock {
   sigset_t previous_;
 };
 
-// Reads exactly one `T` from `fd`, blocking; false at end of file first.
+using Clock = std::chrono::steady_clock;
+
+// Reads exactly one `T` from `fd`, blocking (callers poll first); false
+// at end of file first.
 template <typename T>
 bool read_whole(int fd, T& value) {
   ssize_t n;
@@ -94,6 +97,19 @@ bool read_whole(int fd, T& value) {
     n = ::read(fd, &value, sizeof value);
   } while (n < 0 && errno == EINTR);
   return n == static_cast<ssize_t>(sizeof value);
+}
+
+// Waits until `fd` can be read (or is at end of file) or `until` passes;
+// false in the second case.
+bool wait_readable(int fd, Clock::time_point until) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) throw_errno("poll");
+  }
 }
 
 void set_nonblocking(int fd) {
@@ -130,73 +146,132 @@ void feed(Fd& fd, std::string_view input, std::size_t& written) {
 }
 
 struct Streams {
-  Fd to_child, from_out, from_err, report;
+  Fd to_child, from_out, from_err;
 };
+
+// How pump ended: how the program's run did, or the supervisor's death.
+enum class PumpEnd { reported, timed_out, output_limit, supervisor_died };
 
 // Serves the pipes until the supervisor has reported the program's end
 // and both outputs are closed, the deadline passes or an output outgrows
-// `limit`. Returns how it ended; `report` receives the supervisor's word.
-ProcessEnd pump(Streams& s, std::string_view input, ProcessResult& result,
-                std::chrono::steady_clock::time_point deadline, SupervisorReport& report, bool& reported) {
+// `limit`. `report` receives the supervisor's word.
+PumpEnd pump(Streams& s, int report_fd, std::string_view input, ProcessResult& result, Clock::time_point deadline,
+             SupervisorReport& report, bool& reported) {
   std::size_t written = 0;
   if (input.empty()) s.to_child.reset();
   while (s.from_out.get() >= 0 || s.from_err.get() >= 0 || !reported) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return ProcessEnd::timed_out;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return PumpEnd::timed_out;
     std::array<pollfd, 4> fds{{{s.to_child.get(), POLLOUT, 0},
                                {s.from_out.get(), POLLIN, 0},
                                {s.from_err.get(), POLLIN, 0},
-                               {s.report.get(), POLLIN, 0}}};
+                               {reported ? -1 : report_fd, POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
     if (ready < 0 && errno != EINTR) throw_errno("poll");
     if (ready <= 0) continue;
     if (fds[0].revents != 0) feed(s.to_child, input, written);
     if (fds[1].revents != 0 && drain(s.from_out, result.out, result.output_limit)) {
       result.overflowed = "standard output";
-      return ProcessEnd::output_limit;
+      return PumpEnd::output_limit;
     }
     if (fds[2].revents != 0 && drain(s.from_err, result.err, result.output_limit)) {
       result.overflowed = "standard error";
-      return ProcessEnd::output_limit;
+      return PumpEnd::output_limit;
     }
     if (fds[3].revents != 0) {
-      if (!read_whole(s.report.get(), report)) throw std::runtime_error("the port's supervisor process died");
+      // The word is written whole (it is smaller than PIPE_BUF) just
+      // before the supervisor exits: end of file first means it died.
+      if (!read_whole(report_fd, report)) return PumpEnd::supervisor_died;
       reported = true;
-      s.report.reset();
     }
   }
-  return ProcessEnd::exited;
+  return PumpEnd::reported;
 }
 
-// Waits for the supervisor to exit. It has reported or been told to stop,
-// so it is at most killing what the program left.
-void reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw_errno("waitpid");
-  }
-}
+// How long a supervisor has to report and exit once it is told to stop
+// (or has reported) before it is killed: ample for killing a port's tree,
+// and a bound on what a supervisor that someone keeps stopping can cost.
+constexpr auto kGrace = std::chrono::seconds(5);
 
-// On a path out by exception, the supervisor is told to stop (it kills
-// the program and what it left) and is reaped: nothing outlives the call.
-class SupervisorGuard {
+// The supervisor, never waited for without a bound: it holds the only
+// write end of the report pipe, whose end of file tells us it has exited;
+// past the grace it is killed (SIGKILL ends a stopped process too). On a
+// path out by exception it is stopped and waited for the same way, so
+// that nothing outlives the call.
+class Supervisor {
  public:
-  explicit SupervisorGuard(pid_t pid) : pid_(pid) {}
-  SupervisorGuard(const SupervisorGuard&) = delete;
-  SupervisorGuard& operator=(const SupervisorGuard&) = delete;
-  ~SupervisorGuard() {
+  Supervisor(pid_t pid, Fd report) : pid_(pid), report_(std::move(report)) {}
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+  ~Supervisor() {
     if (pid_ < 0) return;
+    stop();
+    try {
+      finish(Clock::now() + kGrace);
+    } catch (...) {  // poll failed: kill it, and wait below
+    }
+    if (pid_ >= 0) {
+      ::kill(pid_, SIGKILL);
+      reap();
+    }
+  }
+  int report() const { return report_.get(); }
+  // It answers by killing the program and everything it left, then
+  // reports and exits. SIGCONT: a supervisor stopped by someone answers
+  // too (one that is stopped again is killed at the grace's end).
+  void stop() const {
     ::kill(pid_, SIGTERM);
+    ::kill(pid_, SIGCONT);
+  }
+  // Waits for the supervisor's exit until `until`, kills it then, and
+  // reaps it; returns its wait status. What is left of its report is
+  // discarded.
+  int finish(Clock::time_point until) {
+    char discarded[sizeof(SupervisorReport)];
+    while (report_.get() >= 0 && wait_readable(report_.get(), until)) {
+      const ssize_t n = ::read(report_.get(), discarded, sizeof discarded);
+      if (n == 0 || (n < 0 && errno != EINTR)) report_.reset();
+    }
+    if (report_.get() >= 0) ::kill(pid_, SIGKILL);
+    return reap();
+  }
+
+ private:
+  // Bounded: the supervisor has closed its last descriptor in exit, or
+  // has been sent SIGKILL.
+  int reap() {
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    pid_ = -1;
+    return status;
   }
-  void stop() { ::kill(pid_, SIGTERM); }
-  void reaped() { pid_ = -1; }
-
- private:
   pid_t pid_;
+  Fd report_;
 };
+
+// How a helper died, from its wait status.
+void set_death(int wait_status, ProcessResult& result) {
+  if (WIFSIGNALED(wait_status)) {
+    result.signal = WTERMSIG(wait_status);
+  } else {
+    result.exit_code = WEXITSTATUS(wait_status);
+  }
+}
+
+// The program's end from the supervisor's word, once it has reported.
+void set_end(const SupervisorReport& word, ProcessResult& result) {
+  if (word.parent_end == kParentKilled) {
+    result.end = ProcessEnd::parent_killed;
+    set_death(word.parent_status, result);
+  } else if (WIFSIGNALED(word.wait_status)) {
+    result.end = ProcessEnd::signaled;
+    result.signal = WTERMSIG(word.wait_status);
+  } else {
+    result.end = ProcessEnd::exited;
+    result.exit_code = WEXITSTATUS(word.wait_status);
+  }
+}
 
 }  // namespace
 
@@ -216,47 +291,64 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
   const SupervisorLaunch launch{c_argv.data(), in.read.get(),    out.write.get(),          err.write.get(),
                                 status.write.get(), report.write.get(), sigpipe_block.previous(), ::getpid()};
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  const pid_t supervisor = ::fork();
-  if (supervisor < 0) throw_errno("fork");
-  if (supervisor == 0) run_supervisor(launch);
-  SupervisorGuard guard(supervisor);
+  const auto deadline = Clock::now() + timeout;
+  const pid_t pid = ::fork();
+  if (pid < 0) throw_errno("fork");
+  if (pid == 0) run_supervisor(launch);
+  Supervisor supervisor(pid, std::move(report.read));
 
   in.read.reset();
   out.write.reset();
   err.write.reset();
   status.write.reset();
   report.write.reset();
-  // The close-on-exec pipe closes without a word when exec succeeds.
+  // The close-on-exec pipe closes without a word when exec succeeds; a
+  // start that outlasts the deadline (helpers someone stopped) times out.
+  if (!wait_readable(status.read.get(), deadline)) {
+    supervisor.stop();
+    supervisor.finish(Clock::now() + kGrace);
+    result.end = ProcessEnd::timed_out;
+    return result;
+  }
   if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
-    reap(supervisor);
-    guard.reaped();
+    supervisor.stop();  // there is nothing left to run
+    supervisor.finish(Clock::now() + kGrace);
     if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
     result.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     return result;
   }
   set_nonblocking(in.write.get());
-  Streams streams{std::move(in.write), std::move(out.read), std::move(err.read), std::move(report.read)};
+  Streams streams{std::move(in.write), std::move(out.read), std::move(err.read)};
   SupervisorReport word{};
   bool reported = false;
-  const ProcessEnd end = pump(streams, input, result, deadline, word, reported);
-  if (end != ProcessEnd::exited) {
-    // It answers by killing the program and everything it left, then
-    // reports; a supervisor that already reported has exited.
-    guard.stop();
-    if (!reported && !read_whole(streams.report.get(), word)) {
-      throw std::runtime_error("the port's supervisor process died");
-    }
+  const PumpEnd end = pump(streams, supervisor.report(), input, result, deadline, word, reported);
+  // One grace for the word and the exit: a supervisor kept stopped costs
+  // it once.
+  const auto grace_end = Clock::now() + kGrace;
+  if (end == PumpEnd::timed_out || end == PumpEnd::output_limit) {
+    supervisor.stop();
+    // Its word says whether the program had stopped its parent.
+    if (!reported) reported = wait_readable(supervisor.report(), grace_end) && read_whole(supervisor.report(), word);
   }
-  reap(supervisor);
-  guard.reaped();
-  result.end = end;
-  if (end != ProcessEnd::exited) return result;
-  if (WIFSIGNALED(word.wait_status)) {
-    result.end = ProcessEnd::signaled;
-    result.signal = WTERMSIG(word.wait_status);
-  } else {
-    result.exit_code = WEXITSTATUS(word.wait_status);
+  const int supervisor_status = supervisor.finish(grace_end);
+  switch (end) {
+    case PumpEnd::reported:
+      set_end(word, result);
+      break;
+    case PumpEnd::timed_out:
+      result.end = ProcessEnd::timed_out;
+      if (reported && word.parent_end == kParentStopped) {
+        result.end = ProcessEnd::parent_stopped;
+        result.signal = word.parent_status;
+      }
+      break;
+    case PumpEnd::output_limit:
+      result.end = ProcessEnd::output_limit;
+      break;
+    case PumpEnd::supervisor_died:
+      result.end = ProcessEnd::supervisor_killed;
+      set_death(supervisor_status, result);
+      break;
   }
   return result;
 }
@@ -278,6 +370,22 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
       break;
     case ProcessEnd::not_started:
       text << result.error;
+      break;
+    case ProcessEnd::parent_killed:
+    case ProcessEnd::supervisor_killed:
+      text << (result.end == ProcessEnd::parent_killed ? "its parent process, the runner's helper,"
+                                                        : "the runner's supervisor process");
+      if (result.signal != 0) {
+        text << " was killed by signal " << result.signal << " (" << ::strsignal(result.signal) << ")";
+      } else {
+        text << " ended with exit " << result.exit_code;
+      }
+      if (result.end == ProcessEnd::supervisor_killed) text << "; what the port started may still run";
+      break;
+    case ProcessEnd::parent_stopped:
+      text << "its parent process, the runner's helper, was stopped by signal " << result.signal << " ("
+           << ::strsignal(result.signal) << ") and killed at the " << static_cast<double>(timeout.count()) / 1000.0
+           << " s timeout";
       break;
   }
   return text.str();

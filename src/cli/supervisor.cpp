@@ -114,6 +114,52 @@ void kill_descendants(pid_t self) {
   }
 }
 
+// The parent's whole life: starts the program, waits for it to exit (it is
+// killed by the supervisor if the run must end first: nothing here needs
+// a signal), kills its process group, reaps it and tells the supervisor
+// its wait status on `relay`. Its signal mask is the supervisor's, all of
+// those signals blocked; the program gets the caller's.
+[[noreturn]] void run_parent(const SupervisorLaunch& launch, pid_t supervisor, int status, int relay) {
+  // It dies with the supervisor rather than linger, waiting for a program
+  // that then belongs to init (the limit in supervisor.hpp).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != supervisor) ::_exit(1);
+  const pid_t program = ::fork();
+  if (program < 0) fail_to_start(status, 1);
+  if (program == 0) {
+    ::setpgid(0, 0);  // its own process group, away from the terminal's signals
+    ::signal(SIGPIPE, SIG_DFL);
+    ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
+    ::execvp(launch.argv[0], launch.argv);
+    fail_to_start(status, 0);
+  }
+  ::close(status);
+  for (int fd = 0; fd < 3; ++fd) ::close(fd);  // the program's ends close when it and its tree are gone
+
+  // WNOWAIT keeps it a zombie, which keeps its process group id from
+  // being reused until the group is killed.
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(program), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  ::kill(-program, SIGKILL);  // its group first: the common case of a shell's background jobs
+  int wait_status = 0;
+  while (::waitpid(program, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  write_word(relay, wait_status);
+  ::_exit(0);
+}
+
+// Whether `parent` is stopped, and by which signal (0: it is not). Its
+// stop stays waitable: the supervisor never collects stop events.
+int stop_signal(pid_t parent) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(parent), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+      info.si_pid == parent && info.si_code == CLD_STOPPED) {
+    return info.si_status;
+  }
+  return 0;
+}
+
 }  // namespace
 
 void run_supervisor(const SupervisorLaunch& launch) noexcept {
@@ -136,37 +182,63 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   if (in < 0 || out < 0 || err < 0 || status < 0 || report < 0) fail_to_start(launch.status, 1);
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail_to_start(status, 1);
   keep_only(status, report);
+  // The parent's word to us. Non-blocking: it is read only once the parent
+  // has exited, and must not wait on a write end a program that was
+  // forked but had not yet run exec could hold.
+  int relay[2];
+  if (::pipe2(relay, O_CLOEXEC | O_NONBLOCK) != 0) fail_to_start(status, 1);
 
-  const pid_t program = ::fork();
-  if (program < 0) fail_to_start(status, 1);
-  if (program == 0) {
-    ::setpgid(0, 0);  // its own process group, away from the terminal's signals
-    ::signal(SIGPIPE, SIG_DFL);
-    ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
-    ::execvp(launch.argv[0], launch.argv);
-    fail_to_start(status, 0);
+  const pid_t self = ::getpid();
+  const pid_t parent = ::fork();
+  if (parent < 0) fail_to_start(status, 1);
+  if (parent == 0) {
+    ::close(report);  // ours alone: its end of file tells the runner we have exited
+    ::close(relay[0]);
+    run_parent(launch, self, status, relay[1]);
   }
   ::close(status);
-  for (int fd = 0; fd < 3; ++fd) ::close(fd);  // the program's ends close when it and its tree are gone
+  ::close(relay[1]);
+  for (int fd = 0; fd < 3; ++fd) ::close(fd);
 
-  // Until the program exits; a stop signal kills it first. WNOWAIT keeps
-  // it a zombie, which keeps its process group id from being reused.
+  // Until the parent exits, normally after the program, or killed; WNOWAIT
+  // keeps it waitable. SIGTERM (the runner's), SIGINT, SIGHUP or SIGQUIT
+  // ends the run at once: everything is killed, the parent first (stopped
+  // or not), then all that is left, without waiting on any of them.
+  SupervisorReport word{};
   for (;;) {
     siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(program), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == program) {
+    if (::waitid(P_PID, static_cast<id_t>(parent), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == parent) {
       break;
     }
     const int sig = ::sigwaitinfo(&waited, nullptr);
     if (sig > 0 && sig != SIGCHLD) {
-      ::kill(-program, SIGKILL);
-      ::kill(program, SIGKILL);
+      // The program is killed, whatever it had done: a runner still there
+      // to read this (a terminal's SIGINT) must not take it for an exit 0.
+      word.wait_status = SIGKILL;
+      // A parent found stopped explains a timeout: the program stopped it.
+      if (const int stopped_by = stop_signal(parent); stopped_by != 0) {
+        word.parent_end = kParentStopped;
+        word.parent_status = stopped_by;
+      }
+      kill_descendants(self);
+      write_word(report, word);
+      ::_exit(0);
     }
   }
-  ::kill(-program, SIGKILL);  // its group first: the common case of a shell's background jobs
-  SupervisorReport word{};
-  while (::waitpid(program, &word.wait_status, 0) < 0 && errno == EINTR) {
+  int parent_status = 0;
+  while (::waitpid(parent, &parent_status, 0) < 0 && errno == EINTR) {
   }
-  kill_descendants(::getpid());
+  // It exits 0 only after its word is in the pipe.
+  const bool relayed = WIFEXITED(parent_status) && WEXITSTATUS(parent_status) == 0 &&
+                       ::read(relay[0], &word.wait_status, sizeof word.wait_status) ==
+                           static_cast<ssize_t>(sizeof word.wait_status);
+  if (!relayed) {
+    word.parent_end = kParentKilled;
+    word.parent_status = parent_status;
+  }
+  // The program and its tree, if the parent died first, are ours now.
+  kill_descendants(self);
   write_word(report, word);
   ::_exit(0);
 }
