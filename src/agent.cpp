@@ -105,13 +105,9 @@ std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
   // A script is read by the session loader: the same lines, limits and
   // errors, only worded for a script. But a missing script is an error,
   // never an empty one.
-  if (std::error_code ec; !std::filesystem::exists(path, ec)) {
-    throw std::system_error(ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory),
-                            "cannot read script " + path.string());
-  }
   NumberedSession script;
   try {
-    script = load_numbered_session(path);
+    script = load_numbered_session(path, MissingFile::error);
   } catch (const SessionError& error) {
     // "invalid session JSON at line N: detail" becomes "script P line N: not JSON: detail".
     const std::string_view what = error.what();

@@ -10,6 +10,7 @@
 #include "internal/record.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -133,8 +134,12 @@ namespace {
 // opened is still read in pieces of a useful size.
 constexpr std::uint64_t kFilePiece = std::uint64_t{64} << 10;
 
-std::vector<Message> load_file(const std::filesystem::path& path, std::vector<std::size_t>* lines) {
+std::vector<Message> load_file(const std::filesystem::path& path, std::vector<std::size_t>* lines,
+                               MissingFile missing = MissingFile::empty_session) {
   std::optional<internal::SharedReadFile> file = internal::SharedReadFile::open_if_exists(path);
+  if (!file && missing == MissingFile::error) {
+    throw std::system_error(ENOENT, std::generic_category(), "cannot open session file '" + path.string() + "'");
+  }
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
   // A file may grow while it is read: its size when opened is a floor.
   const std::uint64_t size_hint = std::max(file->size_when_opened(), kFilePiece);
@@ -160,9 +165,9 @@ std::vector<Message> load_session(const std::filesystem::path& path) { return lo
 
 std::vector<Message> load_session_from_stream(std::istream& in) { return load_stream(in, nullptr); }
 
-NumberedSession load_numbered_session(const std::filesystem::path& path) {
+NumberedSession load_numbered_session(const std::filesystem::path& path, MissingFile missing) {
   NumberedSession session;
-  session.messages = load_file(path, &session.lines);
+  session.messages = load_file(path, &session.lines, missing);
   return session;
 }
 

@@ -126,7 +126,14 @@ struct NumberedSession {
   std::vector<Message> messages;
   std::vector<std::size_t> lines;  // lines[i] is the line of messages[i]
 };
-NumberedSession load_numbered_session(const std::filesystem::path& path);
+// What loading a path that does not exist gives: an empty session (the
+// chapter's rule, SPEC.md §2: no session yet), or an error, std::system_error
+// ENOENT "cannot open session file 'PATH'" (a command line's FILE, SPEC.md
+// §6: a typo must not look like an empty session). The open that reads the
+// file decides, so no check before it can race a file's removal.
+enum class MissingFile { empty_session, error };
+NumberedSession load_numbered_session(const std::filesystem::path& path,
+                                      MissingFile missing = MissingFile::empty_session);
 NumberedSession load_numbered_session(std::istream& in);
 
 // How far an append pushes its bytes toward the disk before returning.

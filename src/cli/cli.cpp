@@ -19,7 +19,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include <sys/stat.h>
 
 namespace agent_session::cli {
 namespace {
@@ -35,11 +34,7 @@ struct UsageError : std::invalid_argument {
 // load keeps ENOENT as "no session yet" (SPEC.md §2) for the agent loop.
 NumberedSession load(const std::string& file, std::istream& in) {
   if (file == kStdin) return load_numbered_session(in);
-  struct stat info {};
-  if (::stat(file.c_str(), &info) != 0 && errno == ENOENT) {
-    throw std::system_error(ENOENT, std::generic_category(), "cannot open session file '" + file + "'");
-  }
-  return load_numbered_session(file);
+  return load_numbered_session(file, MissingFile::error);
 }
 
 // trim_context, with a budget error that also names the unit's lines.
