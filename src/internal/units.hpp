@@ -14,11 +14,26 @@
 
 namespace agent_session::internal {
 
+// This thread's count of the work of trimming and estimating, for tests
+// that check a cost by counting it, never by timing it
+// (tests/context_growth_test.cpp), as object_key_comparisons does for
+// loading. Both paths count alike:
+// - measured: messages measured (SPEC.md §4's L(canonical(m)) + 1), by
+//   message_chars below or the fast path's measuring ahead;
+// - declarer_steps: work spent finding declaring assistants (SPEC.md §5.1):
+//   one per message a search examined, one per look-up in a kept index.
+struct WorkCounters {
+  std::uint64_t measured = 0;
+  std::uint64_t declarer_steps = 0;
+};
+WorkCounters& work_counters() noexcept;
+
 // The error of SPEC.md §4 for messages[index], which `measure` (UTF-16
 // code units of a message's canonical line, SerializationError when it has
 // none) could not measure; else the message's characters, newline included.
 template <class Measure>
 std::uint64_t message_chars(std::span<const Message> messages, std::size_t index, Measure&& measure) {
+  ++work_counters().measured;
   try {
     return measure(messages[index]) + 1;
   } catch (const SerializationError& error) {
