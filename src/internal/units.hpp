@@ -20,8 +20,9 @@ namespace agent_session::internal {
 // loading. Both paths count alike:
 // - measured: messages measured (SPEC.md §4's L(canonical(m)) + 1), by
 //   message_chars below or the fast path's measuring ahead;
-// - declarer_steps: work spent finding declaring assistants (SPEC.md §5.1):
-//   one per message a search examined, one per look-up in a kept index.
+// - declarer_steps: work spent on declaring assistants (SPEC.md §5.1): one
+//   per message whose declarer the walk below asks for, one per message a
+//   search for declarers examined, one per call or result Session indexes.
 struct WorkCounters {
   std::uint64_t measured = 0;
   std::uint64_t declarer_steps = 0;
@@ -62,6 +63,7 @@ void for_each_unit_newest_first(std::size_t count, DeclarerOf&& declarer_of, Cha
     } catch (const ContextError&) {
       unserializable = std::current_exception();  // walking back: the unit's first such message last
     }
+    ++work_counters().declarer_steps;
     if (const std::optional<std::size_t> declarer = declarer_of(p); declarer && *declarer < earliest_declarer) {
       earliest_declarer = *declarer;
     }
@@ -96,5 +98,14 @@ std::size_t kept_from(std::size_t count, std::uint64_t max_chars, DeclarerOf&& d
   });
   return kept_from;
 }
+
+// SPEC.md §5 for a caller that already knows each message's declaring
+// assistant: `declarers` must be declaring_assistants(messages), which
+// Session keeps as its history grows. The suffix trim_context(messages,
+// max_chars) returns, at the cost of what the packing reaches in either
+// build (no search for declarers); src/seam.cpp chooses the version.
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars);
 
 }  // namespace agent_session::internal
