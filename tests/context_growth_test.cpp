@@ -22,7 +22,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -206,6 +209,64 @@ TEST_P(ContextGrowth, EachRequestCostsWhatItReachesNotTheHistory) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ContextGrowth, ::testing::ValuesIn(shapes()),
                          [](const ::testing::TestParamInfo<Shape>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------
+// run_agent's RequestReport (--verbose): the stored history's characters
+// are a sum per message (SPEC.md §4), so a request's report costs what the
+// request adds and what it sends, not the history.
+
+// Calls echo `turns` times, one call per reply, then answers.
+class EchoingModel : public ModelClient {
+ public:
+  explicit EchoingModel(std::size_t turns) : turns_(turns) {}
+  AssistantMessage next_message(std::span<const Message>, std::span<const ToolSpec>) override {
+    if (replies_ == turns_) return answer("done");
+    ++replies_;
+    return calling({call("c" + std::to_string(replies_), "echo", {{"text", "echoed"}})});
+  }
+
+ private:
+  std::size_t turns_;
+  std::size_t replies_ = 0;
+};
+
+class ReportGrowth : public ::testing::TestWithParam<std::optional<std::uint64_t>> {};
+
+TEST_P(ReportGrowth, EachRequestCostsWhatItAddsAndSendsNotTheHistory) {
+  constexpr std::size_t kTurns = 2000;
+  EchoingModel model(kTurns);
+  std::map<std::string, Tool> tools;
+  tools["echo"] = {"returns input.text", [](const Json& input) { return input.at("text").get<std::string>(); }};
+  std::vector<std::uint64_t> work_at;  // when each report arrives
+  std::vector<RequestReport> reports;
+  const AgentResult run = run_agent({.prompt = "go", .client = model, .tools = tools,
+                                     .context_max_chars = GetParam(), .max_turns = kTurns + 1,
+                                     .on_request = [&](const RequestReport& report) {
+                                       work_at.push_back(work());
+                                       reports.push_back(report);
+                                     }});
+  ASSERT_EQ(reports.size(), kTurns + 1);
+  // The work from one report to the next is one request's: its appends,
+  // its context, its report. Request 200 stores 400 messages, the last
+  // 4,000: it costs no more for that.
+  const std::uint64_t tenth = work_at[200] - work_at[199];
+  const std::uint64_t last = work_at[kTurns] - work_at[kTurns - 1];
+  EXPECT_LE(last, 2 * tenth + 16) << "request 200 (" << reports[199].stored_messages << " messages stored): " << tenth
+                                  << " steps; request " << kTurns + 1 << " (" << reports[kTurns].stored_messages
+                                  << "): " << last;
+  // And the totals kept are the estimates.
+  for (std::size_t r = 0; r < reports.size(); r += 100) {
+    const std::span<const Message> stored(run.messages.data(), reports[r].stored_messages);
+    ASSERT_EQ(reports[r].stored_chars, estimate_context_chars(stored)) << "request " << r + 1;
+    ASSERT_EQ(reports[r].sent_chars, estimate_context_chars(stored.last(reports[r].sent_messages)))
+        << "request " << r + 1;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Budgets, ReportGrowth, ::testing::Values(std::nullopt, std::uint64_t{2000}),
+                         [](const ::testing::TestParamInfo<std::optional<std::uint64_t>>& info) {
+                           return info.param ? "budget_" + std::to_string(*info.param) : std::string("no_budget");
+                         });
 
 }  // namespace
 }  // namespace agent_session
