@@ -91,11 +91,12 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages) {
 
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
   const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
-  return trim_context(messages, declarer, max_chars);
+  return trim_context_given_declarers(messages, declarer, max_chars);
 }
 
-std::span<const Message> trim_context(std::span<const Message> messages,
-                                      std::span<const std::optional<std::size_t>> declarer, std::uint64_t max_chars) {
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarer,
+                                                      std::uint64_t max_chars) {
   return messages.subspan(internal::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarer[p]; },
       [&](std::size_t p) { return internal::message_chars(messages, p, reference_measure); }));

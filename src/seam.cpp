@@ -33,7 +33,7 @@ namespace internal {
 std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
                                                       std::span<const std::optional<std::size_t>> declarers,
                                                       std::uint64_t max_chars) {
-  return chosen::trim_context(messages, declarers, max_chars);
+  return chosen::trim_context_given_declarers(messages, declarers, max_chars);
 }
 
 std::unique_ptr<LineParser> make_line_parser() {

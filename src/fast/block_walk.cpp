@@ -106,8 +106,9 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
       [&](std::size_t p) { return chars.at(p); }));
 }
 
-std::span<const Message> trim_context(std::span<const Message> messages,
-                                      std::span<const std::optional<std::size_t>> declarers, std::uint64_t max_chars) {
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars) {
   BackwardMessageChars chars(messages);
   return messages.subspan(internal::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarers[p]; },
