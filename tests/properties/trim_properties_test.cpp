@@ -321,7 +321,9 @@ Answer answer_of(Trim&& trim) {
 }
 
 RC_GTEST_PROP(TrimProperties, SessionContextIsReferenceTrim, ()) {
-  const auto [history, max_chars] = any_case();
+  const Case c = any_case();
+  const History& history = c.history;
+  const std::uint64_t max_chars = c.max_chars;  // a lambda cannot capture a structured binding in clang 14
   const auto loaded = *rc::gen::inRange<std::size_t>(0, history.size() + 1);
   Session session = Session::in_memory(History(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(loaded)));
   for (std::size_t size = loaded;; ++size) {
