@@ -103,8 +103,8 @@ void Session::become_empty() noexcept {
   options_ = {};
   messages_ = std::vector<Message>();
   loaded_ = 0;
-  declarers_ = {};
-  latest_declarer_ = {};
+  declarers_ = std::vector<std::optional<std::size_t>>();  // `= {}` would keep the capacity
+  latest_declarer_ = std::unordered_map<std::string, std::size_t>();
   identity_ = fresh_identity();
 }
 

@@ -8,8 +8,8 @@
 //   the assistant, 17 sent the fast trim over the whole history on every
 //   request), interleaved rounds, pending calls, orphans, repeated ids.
 // - run_agent's report for `--verbose` (agent.hpp, RequestReport) costs
-//   what the request adds, not the stored history.
-// bench/history_benchmarks.cpp (session_turns/...) times the first.
+//   what the request adds and sends, not the stored history.
+// bench/session_turns_benchmarks.cpp (session_turns/...) times the first.
 #include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/session_object.hpp"
