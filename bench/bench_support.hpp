@@ -24,6 +24,10 @@ void register_shape_benchmarks();
 // string_kernel_benchmarks.cpp: the UTF-16 counters alone.
 void register_string_kernel_benchmarks();
 
+// session_turns_benchmarks.cpp: a run's requests, turn by turn, at a fixed
+// budget.
+void register_session_turns_benchmarks();
+
 // The sizes of the suite's histories (messages), largest first.
 inline constexpr std::size_t kSizes[] = {1'000'000, 100'000, 40'000, 10'000, 1'000};
 

@@ -8,7 +8,8 @@
 //   estimate/cjk/100000   trim/ascii/40000/budget:unlimited   load/numbers/1000000
 //   session_append_and_trim/ascii/100000/budget:20000
 // and load_shape/... (load_shape_benchmarks.cpp), json_string_units/... and
-// utf16_length/... (string_kernel_benchmarks.cpp).
+// utf16_length/... (string_kernel_benchmarks.cpp), session_turns/...
+// (session_turns_benchmarks.cpp).
 //
 // Extra flags (before Google Benchmark's own):
 //   --history_dir=DIR      where load benchmarks find (or write) the JSONL files;
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   bench::register_history_benchmarks(history_dir);
   bench::register_string_kernel_benchmarks();
   bench::register_shape_benchmarks();
+  bench::register_session_turns_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (own_dir) std::filesystem::remove_all(history_dir);

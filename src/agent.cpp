@@ -58,12 +58,38 @@ ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Too
   }
 }
 
-void report_request(const AgentOptions& options, std::size_t request, std::span<const Message> stored,
+// The record of SPEC.md §9 and, for on_request (--verbose), the estimate
+// of everything recorded: a sum per message (SPEC.md §4), kept as messages
+// are recorded, so a report costs what the request adds and sends, not a
+// walk over the whole history on every request.
+class Record {
+ public:
+  explicit Record(const AgentOptions& options)
+      : session_(options.session_path ? Session::open(*options.session_path, options.append) : Session()),
+        counting_(static_cast<bool>(options.on_request)),
+        chars_(counting_ ? estimate_context_chars(session_.messages()) : 0) {}
+
+  void operator()(Message message) {
+    session_.append(std::move(message));  // throws what append throws; then nothing is counted
+    if (counting_) chars_ += estimate_context_chars(session_.messages().last(1));
+  }
+
+  Session& session() noexcept { return session_; }
+  const Session& session() const noexcept { return session_; }
+  std::uint64_t chars() const noexcept { return chars_; }
+
+ private:
+  Session session_;
+  bool counting_;
+  std::uint64_t chars_;
+};
+
+void report_request(const AgentOptions& options, std::size_t request, const Record& record,
                     std::span<const Message> sent) {
   if (!options.on_request) return;
-  const std::uint64_t stored_chars = estimate_context_chars(stored);
-  const std::uint64_t sent_chars = sent.data() == stored.data() ? stored_chars : estimate_context_chars(sent);
-  options.on_request({request, stored.size(), stored_chars, sent.size(), sent_chars});
+  const std::size_t stored = record.session().size();
+  const std::uint64_t sent_chars = sent.size() == stored ? record.chars() : estimate_context_chars(sent);
+  options.on_request({request, stored, record.chars(), sent.size(), sent_chars});
 }
 
 }  // namespace
@@ -72,8 +98,9 @@ AgentResult run_agent(const AgentOptions& options) {
   if (options.max_turns == 0) throw std::invalid_argument("run_agent: max_turns must be at least 1");
   // The full record: the session file first, then memory (Session::append),
   // so memory never holds a message the file lacks.
-  Session session = options.session_path ? Session::open(*options.session_path, options.append) : Session();
-  session.append(UserMessage{options.prompt});
+  Record record(options);
+  Session& session = record.session();
+  record(UserMessage{options.prompt});
   const std::vector<ToolSpec> specs = tool_specs(options.tools);
 
   AgentResult result;
@@ -84,17 +111,17 @@ AgentResult run_agent(const AgentOptions& options) {
     const Session::Context sent =
         options.context_max_chars ? session.context(*options.context_max_chars) : session.context();
     ++result.requests;
-    report_request(options, result.requests, session.messages(), sent.messages());
+    report_request(options, result.requests, record, sent.messages());
     AssistantMessage reply = options.client.next_message(sent.messages(), specs);
 
     const bool answered = reply.tool_calls.empty();
     const std::vector<ToolCall> calls = reply.tool_calls;  // the record takes the reply
-    session.append(std::move(reply));
+    record(std::move(reply));
     if (answered) {
       result.stop_reason = StopReason::completed;
       break;
     }
-    for (const ToolCall& call : calls) session.append(dispatch(call, options.tools));
+    for (const ToolCall& call : calls) record(dispatch(call, options.tools));
   }
   result.loaded = session.loaded();
   result.messages = std::move(session).release();

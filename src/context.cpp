@@ -33,9 +33,19 @@ ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
 ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what)
     : std::runtime_error(what), kind_(ContextErrorKind::unit_exceeds_budget), unit_(unit), budget_(budget) {}
 
+namespace internal {
+
+WorkCounters& work_counters() noexcept {
+  thread_local WorkCounters counters;
+  return counters;
+}
+
+}  // namespace internal
+
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
   // One forward pass: the latest assistant seen declaring an id is the
   // nearest earlier one for what follows.
+  internal::work_counters().declarer_steps += messages.size();
   std::vector<std::optional<std::size_t>> declarer(messages.size());
   std::unordered_map<std::string_view, std::size_t> latest;
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -81,6 +91,12 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages) {
 
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
   const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
+  return trim_context_given_declarers(messages, declarer, max_chars);
+}
+
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarer,
+                                                      std::uint64_t max_chars) {
   return messages.subspan(internal::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarer[p]; },
       [&](std::size_t p) { return internal::message_chars(messages, p, reference_measure); }));

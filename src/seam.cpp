@@ -6,6 +6,7 @@
 #include "agent_session/context.hpp"
 #include "internal/line_parser.hpp"
 #include "internal/reference.hpp"
+#include "internal/units.hpp"
 
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
@@ -28,6 +29,12 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
 }
 
 namespace internal {
+
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars) {
+  return chosen::trim_context_given_declarers(messages, declarers, max_chars);
+}
 
 std::unique_ptr<LineParser> make_line_parser() {
 #if AGENT_SESSION_FAST

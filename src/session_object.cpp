@@ -1,9 +1,11 @@
 #include "agent_session/session_object.hpp"
 
 #include "internal/loader.hpp"
+#include "internal/units.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -21,12 +23,17 @@ std::uint64_t fresh_identity() noexcept {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Room for one more message, growing geometrically (reserving exactly one
+// Room for one more element, growing geometrically (reserving exactly one
 // more would copy the history on every append).
-void reserve_one_more(std::vector<Message>& messages) {
-  if (messages.size() < messages.capacity()) return;
-  messages.reserve(std::max<std::size_t>(16, 2 * messages.capacity()));
+template <class T>
+void reserve_one_more(std::vector<T>& elements) {
+  if (elements.size() < elements.capacity()) return;
+  elements.reserve(std::max<std::size_t>(16, 2 * elements.capacity()));
 }
+
+// An id in latest_declarer_ that no recorded assistant declares: its
+// append reserved the key and then failed.
+constexpr std::size_t kUndeclared = std::numeric_limits<std::size_t>::max();
 
 }  // namespace
 
@@ -39,13 +46,18 @@ std::span<const Message> Session::Context::messages() const {
 
 Session::Session() noexcept : identity_(fresh_identity()) {}
 
-Session::Session(std::optional<std::filesystem::path> path, AppendOptions options,
-                 std::vector<Message> messages) noexcept
+Session::Session(std::optional<std::filesystem::path> path, AppendOptions options, std::vector<Message> messages)
     : path_(std::move(path)),
       options_(options),
       messages_(std::move(messages)),
       loaded_(messages_.size()),
-      identity_(fresh_identity()) {}
+      identity_(fresh_identity()) {
+  declarers_.reserve(messages_.size());
+  for (const Message& message : messages_) {
+    reserve_index(message);
+    index_appended(message);
+  }
+}
 
 Session Session::open(const std::filesystem::path& path, const AppendOptions& options) {
   return Session(path, options, load_session(path));
@@ -67,6 +79,8 @@ Session::Session(Session&& other) noexcept
       options_(other.options_),
       messages_(std::move(other.messages_)),
       loaded_(other.loaded_),
+      declarers_(std::move(other.declarers_)),
+      latest_declarer_(std::move(other.latest_declarer_)),
       identity_(other.identity_) {
   other.become_empty();
 }
@@ -77,6 +91,8 @@ Session& Session::operator=(Session&& other) noexcept {
   options_ = other.options_;
   messages_ = std::move(other.messages_);
   loaded_ = other.loaded_;
+  declarers_ = std::move(other.declarers_);
+  latest_declarer_ = std::move(other.latest_declarer_);
   identity_ = other.identity_;  // this session's own Contexts now fail their check
   other.become_empty();
   return *this;
@@ -87,6 +103,8 @@ void Session::become_empty() noexcept {
   options_ = {};
   messages_ = std::vector<Message>();
   loaded_ = 0;
+  declarers_ = std::vector<std::optional<std::size_t>>();  // `= {}` would keep the capacity
+  latest_declarer_ = std::unordered_map<std::string, std::size_t>();
   identity_ = fresh_identity();
 }
 
@@ -96,18 +114,45 @@ std::vector<Message> Session::release() && noexcept {
   return messages;
 }
 
+// declaring_assistants' forward pass (context.cpp), one message at a time.
+void Session::reserve_index(const Message& message) {
+  reserve_one_more(declarers_);
+  if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
+    // A key the append then fails to declare stays kUndeclared: a later
+    // result with that id finds no declaring assistant, as without it.
+    for (const ToolCall& call : assistant->tool_calls) latest_declarer_.try_emplace(call.id, kUndeclared);
+  }
+}
+
+void Session::index_appended(const Message& message) noexcept {
+  const std::size_t index = declarers_.size();
+  std::optional<std::size_t> declarer;
+  if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
+    for (const ToolCall& call : assistant->tool_calls) latest_declarer_.find(call.id)->second = index;
+    internal::work_counters().declarer_steps += assistant->tool_calls.size();
+  } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
+    const auto found = latest_declarer_.find(result->tool_call_id);
+    if (found != latest_declarer_.end() && found->second != kUndeclared) declarer = found->second;
+    ++internal::work_counters().declarer_steps;
+  }
+  declarers_.push_back(declarer);  // cannot throw: room reserved
+}
+
 void Session::append(Message message) {
-  reserve_one_more(messages_);  // may throw std::bad_alloc: nothing is written yet
+  // May throw std::bad_alloc: nothing is written yet.
+  reserve_one_more(messages_);
+  reserve_index(message);
   if (path_) {
     append_session(*path_, message, options_);
   } else {
     (void)internal::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
   }
+  index_appended(message);
   messages_.push_back(std::move(message));  // cannot throw: room reserved, move is noexcept
 }
 
 Session::Context Session::context(std::uint64_t max_chars) const {
-  const std::span<const Message> kept = trim_context(messages(), max_chars);
+  const std::span<const Message> kept = internal::trim_context_given_declarers(messages(), declarers_, max_chars);
   return Context(*this, messages_.size() - kept.size(), kept.size());
 }
 

@@ -36,6 +36,8 @@
 #include <filesystem>
 #include <optional>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace agent_session {
@@ -120,7 +122,8 @@ class Session {
   // SerializationError, SessionError (a torn last line written by someone
   // else), std::system_error (ELOOP: the path became a symbolic link;
   // EISDIR, ENOSPC, EFBIG, ...), std::bad_alloc. Costs what the message
-  // costs (one write, no reload), amortized over the vector's growth.
+  // costs (one write, no reload, one hash look-up per tool call or result
+  // for the declarer index below), amortized over the vectors' growth.
   void append(Message message);
 
   // The whole history, oldest first: the loaded messages, then each
@@ -137,9 +140,12 @@ class Session {
   // between units: exactly the suffix trim_context(messages(), max_chars)
   // returns. Throws ContextError as trim_context does (empty_context for
   // an empty session, unit_exceeds_budget, unserializable_message). Costs
-  // what trim_context costs: with the fast path (the default build),
-  // linear in the messages it reaches, so with a fixed budget not in the
-  // history's length; with the reference path alone, linear in the history.
+  // what its packing reaches (SPEC.md §5.2: the kept messages and the unit
+  // before them), in either build and whatever the history's shape (many
+  // calls per turn, interleaved rounds, orphans, repeated ids), so with a
+  // fixed budget not the history's length: the session knows each tool
+  // result's declaring assistant since it was appended, where trim_context
+  // on a bare span may search the whole history for it.
   Context context(std::uint64_t max_chars) const;
   // Without a budget: the whole history (empty for an empty session).
   Context context() const noexcept { return Context(*this, 0, messages_.size()); }
@@ -148,13 +154,26 @@ class Session {
   std::vector<Message> release() && noexcept;
 
  private:
-  Session(std::optional<std::filesystem::path> path, AppendOptions options, std::vector<Message> messages) noexcept;
+  Session(std::optional<std::filesystem::path> path, AppendOptions options, std::vector<Message> messages);
   void become_empty() noexcept;
+  // The declarer index, in two steps so that append keeps its strong
+  // guarantee: reserve_index allocates what indexing `message` needs (it
+  // may throw, before anything is written); index_appended then cannot.
+  void reserve_index(const Message& message);
+  void index_appended(const Message& message) noexcept;
 
   std::optional<std::filesystem::path> path_;
   AppendOptions options_;
   std::vector<Message> messages_;
   std::size_t loaded_ = 0;
+  // declaring_assistants(messages_) (SPEC.md §5.1: each tool result's
+  // nearest earlier assistant declaring its id; nullopt otherwise), kept
+  // as messages are appended, so context() never searches the history.
+  std::vector<std::optional<std::size_t>> declarers_;
+  // Each tool call id declared so far, and the latest assistant declaring
+  // it: the declaring assistant of a result appended now. kUndeclared
+  // (session_object.cpp) marks an id reserved by an append that failed.
+  std::unordered_map<std::string, std::size_t> latest_declarer_;
   // Distinct for every session object and renewed when one is emptied by
   // a move: what a Context checks to know its session still holds the
   // history it was cut from.

@@ -38,6 +38,7 @@ class Declarers {
       constexpr std::size_t kNearby = 16;
       const std::size_t stop = index > kNearby ? index - kNearby : 0;
       for (std::size_t i = index; i-- > stop;) {
+        ++internal::work_counters().declarer_steps;
         if (declares(messages_[i], result->tool_call_id)) return i;
       }
       all_ = declaring_assistants(messages_);
@@ -78,6 +79,7 @@ class BackwardMessageChars {
   void measure_block_ending_at(std::size_t end) {
     block_begin_ = end > block_size_ ? end - block_size_ : 0;
     chars_.resize(end - block_begin_);
+    internal::work_counters().measured += end - block_begin_;
     for (std::size_t i = block_begin_; i < end; ++i) {
       try {
         chars_[i - block_begin_] = measure(messages_[i]) + 1;
@@ -101,6 +103,15 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
   BackwardMessageChars chars(messages);
   return messages.subspan(internal::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarers.of(p); },
+      [&](std::size_t p) { return chars.at(p); }));
+}
+
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars) {
+  BackwardMessageChars chars(messages);
+  return messages.subspan(internal::kept_from(
+      messages.size(), max_chars, [&](std::size_t p) { return declarers[p]; },
       [&](std::size_t p) { return chars.at(p); }));
 }
 

@@ -6,8 +6,10 @@
 #include "agent_session/message.hpp"
 #include "internal/line_parser.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 namespace agent_session::fast {
@@ -24,6 +26,12 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // found on demand, sizes measured ahead of the backward walk in blocks
 // read forwards (block_walk.cpp).
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+// trim_context with `declarers` given (declaring_assistants(messages), kept by
+// Session): nothing is searched, so it costs only what the packing reaches.
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars);
 
 // A SimdLineParser (simd_line_parser.hpp).
 std::unique_ptr<internal::LineParser> make_line_parser();

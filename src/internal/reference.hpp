@@ -5,7 +5,9 @@
 
 #include "agent_session/message.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace agent_session::reference {
@@ -17,5 +19,11 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // SPEC.md §5: declaring assistants in one forward pass, then the units
 // packed newest first, measuring each message the packing reaches.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
+
+// trim_context with `declarers` given (declaring_assistants(messages)): the
+// units packed newest first, measuring each message the packing reaches.
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars);
 
 }  // namespace agent_session::reference

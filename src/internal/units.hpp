@@ -14,11 +14,27 @@
 
 namespace agent_session::internal {
 
+// This thread's count of the work of trimming and estimating, for tests
+// that check a cost by counting it, never by timing it
+// (tests/context_growth_test.cpp), as object_key_comparisons does for
+// loading. Both paths count alike:
+// - measured: messages measured (SPEC.md §4's L(canonical(m)) + 1), by
+//   message_chars below or the fast path's measuring ahead;
+// - declarer_steps: work spent on declaring assistants (SPEC.md §5.1): one
+//   per message whose declarer the walk below asks for, one per message a
+//   search for declarers examined, one per call or result Session indexes.
+struct WorkCounters {
+  std::uint64_t measured = 0;
+  std::uint64_t declarer_steps = 0;
+};
+WorkCounters& work_counters() noexcept;
+
 // The error of SPEC.md §4 for messages[index], which `measure` (UTF-16
 // code units of a message's canonical line, SerializationError when it has
 // none) could not measure; else the message's characters, newline included.
 template <class Measure>
 std::uint64_t message_chars(std::span<const Message> messages, std::size_t index, Measure&& measure) {
+  ++work_counters().measured;
   try {
     return measure(messages[index]) + 1;
   } catch (const SerializationError& error) {
@@ -47,6 +63,7 @@ void for_each_unit_newest_first(std::size_t count, DeclarerOf&& declarer_of, Cha
     } catch (const ContextError&) {
       unserializable = std::current_exception();  // walking back: the unit's first such message last
     }
+    ++work_counters().declarer_steps;
     if (const std::optional<std::size_t> declarer = declarer_of(p); declarer && *declarer < earliest_declarer) {
       earliest_declarer = *declarer;
     }
@@ -81,5 +98,14 @@ std::size_t kept_from(std::size_t count, std::uint64_t max_chars, DeclarerOf&& d
   });
   return kept_from;
 }
+
+// SPEC.md §5 for a caller that already knows each message's declaring
+// assistant: `declarers` must be declaring_assistants(messages), which
+// Session keeps as its history grows. The suffix trim_context(messages,
+// max_chars) returns, at the cost of what the packing reaches in either
+// build (no search for declarers); src/seam.cpp chooses the version.
+std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
+                                                      std::span<const std::optional<std::size_t>> declarers,
+                                                      std::uint64_t max_chars);
 
 }  // namespace agent_session::internal

@@ -1,14 +1,17 @@
-// Properties 1-7, 12 and 13 of tests/properties/README.md: trimming
+// Properties 1-7, 12, 13 and 16 of tests/properties/README.md: trimming
 // (SPEC.md §5), on generated structured histories, the benchmarks'
 // realistic ones, and budgets near the points where the answer changes.
 // Units and declaring assistants come from SPEC.md §5.1's definitions as
 // written (spec_units.hpp); property 13 checks the public trim against the
 // product's reference trim (the fast path, when built, against the
-// reference) and both against the definition by brute force.
+// reference) and both against the definition by brute force; property 16
+// checks Session::context, which trims with the declarers it keeps,
+// against the reference trim of the same messages.
 #include "generators.hpp"
 #include "spec_units.hpp"
 
 #include "agent_session/context.hpp"
+#include "agent_session/session_object.hpp"
 #include "internal/reference.hpp"
 
 // GoogleTest first: RapidCheck's integration header builds on it.
@@ -300,6 +303,37 @@ RC_GTEST_PROP(TrimProperties, PublicIsReferenceIsDefinition, ()) {
   RC_ASSERT(public_trim == reference_trim);
   RC_ASSERT(reference_trim == by_definition(history, max_chars));
   RC_TAG(std::holds_alternative<History>(public_trim) ? "kept messages" : "budget error");
+}
+
+// 16. Session::context is the reference trim of the session's messages,
+// at every step of a session that loads a prefix of the history (its
+// declarer index built at once) and appends the rest (built one message at
+// a time): the same suffix, or the same error with the same text.
+using Answer = std::variant<std::size_t, std::string>;  // the kept size, or the error's text
+
+template <class Trim>
+Answer answer_of(Trim&& trim) {
+  try {
+    return trim();
+  } catch (const ContextError& error) {
+    return std::string(error.what());
+  }
+}
+
+RC_GTEST_PROP(TrimProperties, SessionContextIsReferenceTrim, ()) {
+  const Case c = any_case();
+  const History& history = c.history;
+  const std::uint64_t max_chars = c.max_chars;  // a lambda cannot capture a structured binding in clang 14
+  const auto loaded = *rc::gen::inRange<std::size_t>(0, history.size() + 1);
+  Session session = Session::in_memory(History(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(loaded)));
+  for (std::size_t size = loaded;; ++size) {
+    const std::span<const Message> prefix(history.data(), size);
+    const Answer expected = answer_of([&] { return reference::trim_context(prefix, max_chars).size(); });
+    RC_ASSERT(answer_of([&] { return session.context(max_chars).size(); }) == expected);
+    if (size == history.size()) break;
+    session.append(history[size]);
+  }
+  RC_TAG(loaded == history.size() ? "loaded whole" : "appended");
 }
 
 }  // namespace
