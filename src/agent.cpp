@@ -1,5 +1,7 @@
 #include "agent_session/agent.hpp"
 
+#include "internal/json_teardown.hpp"
+
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "agent_session/session_object.hpp"
@@ -49,8 +51,14 @@ ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Too
   if (found == tools.end() || !found->second.run) {
     return {valid_utf8("unknown tool: " + call.name), call.id, true};
   }
+  // The tree goes without allocating (json_teardown.hpp): this may be
+  // how the process learns it is out of memory.
+  Json input = call.input.value();
+  const internal::TornDownOnExit torn_down(input);
   try {
-    return {valid_utf8(found->second.run(call.input.value())), call.id, false};
+    return {valid_utf8(found->second.run(input)), call.id, false};
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is this process's failure, not a result the model should read
   } catch (const std::exception& error) {
     return {valid_utf8(error.what()), call.id, true};
   } catch (...) {

@@ -87,6 +87,33 @@ TEST_F(AddressSpace, EveryLimitEndsInAnExitCodeAndOneLineNeverASignal) {
   }
 }
 
+// run parses each tool call's input into a tree for the tool: a tree that
+// could not be destroyed without memory, and a tool's std::bad_alloc
+// recorded as its result, were the two ways it broke (SIGABRT; a made-up
+// result in the session).
+TEST_F(AddressSpace, RunOutOfMemoryInAToolCallIsExitThreeAndRecordsNoResult) {
+  std::string script = R"({"role":"assistant","content":"x","toolCalls":[{"id":"c0","name":"echo","input":[)";
+  script += repeated("[]", 666'000) + "]}]}\n";
+  write(path("script.jsonl"), script);
+  for (rlim_t kib = 20'000; kib <= 60'000; kib += 1'000) {
+    std::filesystem::remove(path("s.jsonl"));
+    test_support::BinaryOptions options;
+    options.in_child = [kib] {
+      const rlimit limit{kib * 1024, kib * 1024};
+      ::setrlimit(RLIMIT_AS, &limit);
+    };
+    const auto run = test_support::run_binary(
+        {"run", "--session", path("s.jsonl").string(), "--script", path("script.jsonl").string(), "go"}, dir_,
+        options);
+    const std::string where = "ulimit -v " + std::to_string(kib);
+    EXPECT_EQ(run.signal, 0) << where << ": " << run.err;
+    EXPECT_TRUE(run.exit_code == 1 || run.exit_code == 3) << where << ": exit " << run.exit_code << ", " << run.err;
+    if (std::filesystem::exists(path("s.jsonl"))) {
+      EXPECT_EQ(read(path("s.jsonl")).find("bad_alloc"), std::string::npos) << where << ": recorded as a result";
+    }
+  }
+}
+
 // Where the limit falls just as the tree is built, each run's address
 // space layout (ASLR) decides what fails: many rounds. A stack that could
 // not grow here was SIGSEGV in about one run of eight.

@@ -17,6 +17,7 @@
 
 #include <deque>
 #include <fstream>
+#include <new>
 
 #include <unistd.h>
 
@@ -277,6 +278,19 @@ TEST(RunAgent, AFailingToolBecomesAnErrorResultWithItsMessage) {
   EXPECT_TRUE(json.is_error);
   EXPECT_NE(json.content.find("missing"), std::string::npos) << json.content;
   EXPECT_EQ(std::get<AssistantMessage>(run.messages.back()), answer("recovered"));
+}
+
+// Out of memory is this process's failure, not the tool's: never recorded
+// as a result the model would read, always the caller's error (the CLI's
+// exit 3, SPEC.md §6).
+TEST_F(AgentDir, OutOfMemoryInAToolIsThrownNotRecorded) {
+  std::map<std::string, Tool> tools;
+  tools["greedy"] = {"", [](const Json&) -> std::string { throw std::bad_alloc(); }};
+  FakeClient model({calling({call("a", "greedy")}), answer("never")});
+  EXPECT_THROW(run_agent({.prompt = "go", .client = model, .tools = tools, .session_path = session_}),
+               std::bad_alloc);
+  ASSERT_EQ(on_disk().size(), 2U) << "the prompt and the assistant, no result";
+  EXPECT_EQ(on_disk().at(1), Message(calling({call("a", "greedy")})));
 }
 
 TEST_F(AgentDir, ToolTextThatIsNotUtf8CannotCorruptTheRecord) {

@@ -132,7 +132,7 @@ struct AgentResult {
 // N records leaves N lines), then push to memory; what is sent is a
 // Session::Context, which the appends that follow never invalidate.
 //
-// Tool calls never end the loop: an unknown name gives the result
+// Tool calls never end the loop (but for std::bad_alloc): an unknown name gives the result
 // `unknown tool: NAME` and a tool that throws gives its message, both with
 // isError true. Bytes of a tool's text that are not valid UTF-8 are
 // replaced by U+FFFD, so no tool can make the record unserializable.
@@ -145,7 +145,9 @@ struct AgentResult {
 //                           called), or a message cannot be serialized;
 //   SerializationError      a client's message cannot be serialized (it is
 //                           not recorded, with or without a session path);
-//   whatever the client throws.
+//   whatever the client throws;
+//   std::bad_alloc          out of memory, also inside a tool: never
+//                           recorded as the tool's result.
 AgentResult run_agent(const AgentOptions& options);
 
 // A script of model replies that is not usable: a line that is not JSON or
