@@ -133,7 +133,7 @@ std::filesystem::path write_backup(const std::filesystem::path& path, std::strin
 // append writes it once (SPEC.md §8). From another boot, the mark alone.
 SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis found) {
   if (found.health != SessionHealth::torn_tail) return found;
-  const auto cut = internal::pending_sync_cut(bytes.substr(found.offset), found.offset);
+  const auto cut = internal::pending_sync_cut(bytes);
   if (!cut || *cut == found.offset) return found;
   found.offset = static_cast<std::size_t>(*cut);
   found.messages = non_empty_lines_before(bytes, found.offset);

@@ -108,7 +108,7 @@ std::string_view separator_before_append(internal::LockedFile& file) {
   const std::string bytes = file.read_all();  // rare: only after a crash, a hand edit or a failed rollback
   const std::size_t last_newline = bytes.rfind('\n');
   const std::size_t start = last_newline == std::string::npos ? 0 : last_newline + 1;
-  if (const auto cut = internal::pending_sync_cut(std::string_view(bytes).substr(start), start)) {
+  if (const auto cut = internal::pending_sync_cut(bytes)) {
     file.cut(*cut, "finishing the rollback of an earlier synced append that failed");
     return separator_before_append(file);
   }

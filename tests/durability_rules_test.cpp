@@ -152,6 +152,49 @@ TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCu
   EXPECT_EQ(read(file), kept + batch);
 }
 
+// Only exactly a mark over a batch of ours moves the cut back (found by a
+// fresh-eyes attack: a message that looked like a mark was cut away, and a
+// mark pointing into a line cut two valid messages to 10 bytes).
+TEST_F(Durability, NothingButAMarkOverItsOwnBatchIsEverCutBack) {
+  const std::string one = "{\"role\":\"user\",\"content\":\"one\"}\n";
+  const std::string two = "{\"role\":\"user\",\"content\":\"two\"}\n";
+  const std::string next = "{\"role\":\"user\",\"content\":\"c\"}\n";
+  const fs::path file = path("s.jsonl");
+  const std::string mark = internal::pending_sync_mark(10);
+  const std::string mark_prefix = mark.substr(0, mark.find("rollbackTo"));
+  // A valid message, unterminated, that starts as a mark does: a message.
+  const std::string look_alike =
+      R"({"agentSessionPendingSync":{"boot":"zz"},"role":"user","content":"three","rollbackTo":0})";
+  write(file, one + two + look_alike);
+  EXPECT_EQ(load_session(file).size(), 3u);
+  append_session(file, UserMessage{"c"});
+  EXPECT_EQ(read(file), one + two + look_alike + "\n" + next);
+  // This boot's marks that name no batch of ours: the mark alone goes.
+  for (const std::string& bad : {
+           internal::pending_sync_mark(10),                          // inside a line
+           internal::pending_sync_mark(one.size() + two.size() + 1),  // past the mark
+           mark_prefix + "rollbackTo\":0} ",                          // not exactly a mark
+       }) {
+    for (const bool repair : {false, true}) {
+      write(file, one + two + bad);
+      if (repair) {
+        (void)repair_session(file);
+        EXPECT_EQ(read(file), one + two) << bad;
+      } else if (bad.back() == '}') {
+        append_session(file, UserMessage{"c"});
+        EXPECT_EQ(read(file), one + two + next) << bad;
+      } else {
+        EXPECT_THROW(append_session(file, UserMessage{"c"}), SessionError) << "a torn line: " << bad;
+        EXPECT_EQ(read(file), one + two + bad);
+      }
+    }
+  }
+  // A mark over lines that are not all messages: they are not our batch.
+  write(file, one + "{\"role\":\"nope\",\"content\":\"x\"}\n" + internal::pending_sync_mark(one.size()));
+  append_session(file, UserMessage{"c"});
+  EXPECT_EQ(read(file), one + "{\"role\":\"nope\",\"content\":\"x\"}\n" + next);
+}
+
 TEST_F(Durability, LoadSuggestsRepairOnlyForATornLastLine) {
   const std::string good = "{\"role\":\"user\",\"content\":\"a\"}\n";
   write(path("torn.jsonl"), good + "{\"role\":\"us");

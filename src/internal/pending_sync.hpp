@@ -28,10 +28,13 @@ namespace agent_session::internal {
 // The mark for a batch whose file held `rollback_to` bytes before it.
 std::string pending_sync_mark(std::uint64_t rollback_to);
 
-// Where to cut a file whose last line, starting at byte `start`, is
-// `line`: nullopt when `line` is not a pending-sync mark; `rollback_to`
-// for this boot's mark (its batch was never acknowledged); `start` for a
-// mark from another boot, or one that points past itself.
-std::optional<std::uint64_t> pending_sync_cut(std::string_view line, std::uint64_t start);
+// Where to cut a file of `bytes` whose last line (no `\n` after it) may be
+// a pending-sync mark: nullopt when it is not exactly one (anything else,
+// a message included, is left to the torn-line rules); `rollback_to` for
+// this boot's mark when the bytes from there to the mark are a batch as a
+// synced append writes it (whole lines, each a message; its batch was
+// never acknowledged); else the mark's own start (a mark from another
+// boot, or one that names no batch of ours: the mark alone goes).
+std::optional<std::uint64_t> pending_sync_cut(std::string_view bytes);
 
 }  // namespace agent_session::internal
