@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include <sys/resource.h>
 
@@ -35,6 +36,14 @@ std::string repeated(const std::string& item, std::size_t bytes) {
 
 std::string user_with_extra(const std::string& extra) {
   return R"({"role":"user","content":"x","extra":[)" + extra + "]}\n";
+}
+
+// What the child runs before exec: `ulimit -v kib`.
+std::function<void()> address_space_of(rlim_t kib) {
+  return [kib] {
+    const rlimit limit{kib * 1024, kib * 1024};
+    ::setrlimit(RLIMIT_AS, &limit);
+  };
 }
 
 struct Shape {
@@ -65,10 +74,7 @@ TEST_F(AddressSpace, EveryLimitEndsInAnExitCodeAndOneLineNeverASignal) {
           const bool append = command == "append";
           test_support::BinaryOptions options;
           options.input = append ? shape.bytes : "";
-          options.in_child = [kib] {
-            const rlimit limit{kib * 1024, kib * 1024};
-            ::setrlimit(RLIMIT_AS, &limit);
-          };
+          options.in_child = address_space_of(kib);
           const auto run = test_support::run_binary(
               {command, append ? path("appended.jsonl").string() : path("s.jsonl").string()}, dir_, options);
           const std::string where = shape.name + ", " + command + ", ulimit -v " + std::to_string(kib);
@@ -98,10 +104,7 @@ TEST_F(AddressSpace, RunOutOfMemoryInAToolCallIsExitThreeAndRecordsNoResult) {
   for (rlim_t kib = 20'000; kib <= 60'000; kib += 1'000) {
     std::filesystem::remove(path("s.jsonl"));
     test_support::BinaryOptions options;
-    options.in_child = [kib] {
-      const rlimit limit{kib * 1024, kib * 1024};
-      ::setrlimit(RLIMIT_AS, &limit);
-    };
+    options.in_child = address_space_of(kib);
     const auto run = test_support::run_binary(
         {"run", "--session", path("s.jsonl").string(), "--script", path("script.jsonl").string(), "go"}, dir_,
         options);
@@ -127,10 +130,7 @@ TEST_F(AddressSpace, ManyRoundsAtTheLimitsWhereTheTreeIsBuiltNeverEndInASignal) 
         std::filesystem::remove(path("appended.jsonl"));
         test_support::BinaryOptions options;
         options.input = shape.bytes;
-        options.in_child = [kib] {
-          const rlimit limit{kib * 1024, kib * 1024};
-          ::setrlimit(RLIMIT_AS, &limit);
-        };
+        options.in_child = address_space_of(kib);
         const auto run = test_support::run_binary({"append", path("appended.jsonl").string()}, dir_, options);
         ++runs;
         if (run.signal != 0) ++signals;
