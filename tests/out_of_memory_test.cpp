@@ -100,7 +100,11 @@ std::string every_shape() {
          "},{\"id\":\"c2\",\"name\":\"ls\",\"input\":[1e20,-0,0.1,{\"2\":1,\"1\":2,\"a\":3,\"a\":4}]}]}\n"
          "{\"role\":\"tool\",\"content\":\"" + std::string(300, 'y') +
          "\",\"toolCallId\":\"c1\",\"isError\":false,\"toolCallId\":\"c2\"}\n"
-         "{\"role\":\"tool\",\"content\":\"ok\",\"toolCallId\":\"c1\",\"isError\":true}\n";
+         "{\"role\":\"tool\",\"content\":\"ok\",\"toolCallId\":\"c1\",\"isError\":true}\n"
+         // A number only the reference parser reads (past 64 bits): the
+         // fast build reads this line with it too.
+         "{\"role\":\"user\",\"content\":\"big\",\"n\":123456789012345678901234567890,\"o\":{\"a\":[1],\"b\":{},"
+         "\"c\":\"x\",\"d\":[[]],\"e\":null}}\n";
 }
 
 // Standard output and error that never allocate while the command runs

@@ -88,6 +88,15 @@ Json& object_member_slot(Json& object, std::string_view key) {
       if (member.first == key) return member.second;  // the caller overwrites: the last value wins
     }
   }
+  // Grown by hand: std::vector would copy every member to grow (a const
+  // key makes the move one that may throw), whole subtrees, and a copy
+  // that fails destroys trees while unwinding (json_teardown.hpp).
+  if (members.size() == members.capacity()) {
+    Members grown;
+    rebuild(members, grown, std::max<std::size_t>(1, 2 * members.capacity()), [&](const auto& add) {
+      for (std::size_t i = 0; i < members.size(); ++i) add(i);
+    });
+  }
   return members.emplace_back(std::string(key), Json()).second;
 }
 
