@@ -249,5 +249,26 @@ TEST_F(Daemons, ASupervisorKeptStoppedIsKilledAfterItsGrace) {
   }
   EXPECT_FALSE(stopper_runs());
 }
+
+// Found by a fresh-eyes attack: any signal but the few the helpers wait
+// for ended them (SIGUSR1, SIGALRM, SIGSEGV sent by kill, the real-time
+// ones), and what the port had started went to init. Both helpers block
+// every signal that can be blocked; only SIGKILL, two levels up, is left
+// (cli/supervisor.hpp).
+TEST_F(Daemons, NoSignalButSigkillEndsTheHelpers) {
+  const std::vector<std::string> signals = {"USR1", "USR2", "ALRM", "SEGV", "ABRT", "TRAP", "XCPU", "VTALRM", "RTMIN"};
+  std::string port = background_sleep() + "read -r _ _ _ up _ < /proc/$PPID/stat; case $2 in ";
+  for (const std::string& sig : signals) {
+    add("y_" + sig, "{}\n", kOneMessage);
+    port += "*/y_" + sig + "/*) kill -" + sig + " $PPID $up;; ";
+  }
+  port += "esac; printf '1 messages\\n'";
+  const auto r = conform_or_give_up(dir_, shell_port(port), {"--timeout", "5"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out), std::to_string(signals.size()) + " passed, 0 failed\n");
+  const auto pids = daemon_pids(pids_);
+  EXPECT_EQ(pids.size(), 2 * signals.size());  // both checks of each vector
+  EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
+}
 }  // namespace
 }  // namespace agent_session

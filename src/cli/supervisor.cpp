@@ -166,8 +166,14 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   sigset_t waited;
   sigemptyset(&waited);
   for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&waited, sig);
-  sigset_t blocked = waited;
-  sigaddset(&blocked, SIGPIPE);  // a report to a runner that is gone fails with EPIPE, harmlessly
+  // Every signal that can be blocked is: a port may send its helpers
+  // anything (SIGUSR1, SIGALRM, SIGSEGV by kill, the real-time ones), and
+  // a helper it ended would leave what it started to init. Those waited
+  // for are taken by sigwaitinfo; the rest stay pending, harmlessly (a
+  // report to a runner that is gone fails with EPIPE). The helper parent
+  // keeps this mask; the program gets the runner's.
+  sigset_t blocked;
+  sigfillset(&blocked);
   ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   ::signal(SIGCHLD, SIG_DFL);  // children that are ignored would be reaped behind our back
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
