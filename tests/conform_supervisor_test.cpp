@@ -270,5 +270,48 @@ TEST_F(Daemons, NoSignalButSigkillEndsTheHelpers) {
   EXPECT_EQ(pids.size(), 2 * signals.size());  // both checks of each vector
   EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
 }
+// Found by a fresh-eyes attack: a chain of processes, each the child of
+// the one before and in a session of its own, was killed one level per
+// scan of /proc (each level's child became the helper's only when its
+// parent died), while the chain grew at its end: it outlived the helper's
+// grace, and the rest of it went to init. One scan now finds every
+// descendant; what forks meanwhile is the next scan's.
+TEST_F(Daemons, AGrowingChainOfSessionsIsKilledWhole) {
+  add("y_chain", "{}\n", kOneMessage);
+  const std::string marker = "agent_session_chain_" + std::to_string(::getpid());
+  // Each level forks the next, which starts a session, and sleeps.
+  const std::string port =
+      "case $2 in */y_chain/*) perl -MPOSIX -e 'for (1..3000) { if (fork) { sleep 300; exit } setsid } "
+      "sleep 300' " + marker + " </dev/null >/dev/null 2>&1 & exec sleep 300;; esac; printf '1 messages\\n'";
+  const auto r = conform_or_give_up(dir_, shell_port(port), {"--timeout", "3"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_chain (check FILE): timed out after 3 s (killed), expected exit 0\n0 passed, 1 failed\n");
+  // What is left alive of it (zombies are gone, if this machine's init
+  // does not reap them), killed until none is left.
+  const auto alive = [&] {
+    std::vector<pid_t> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(name));
+      std::ifstream stat(entry.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      if (line.find(") Z ") == std::string::npos && command_line(pid).find(marker) != std::string::npos) {
+        pids.push_back(pid);
+      }
+    }
+    return pids;
+  };
+  const std::size_t left = alive().size();
+  for (int round = 0; round < 200; ++round) {
+    const auto pids = alive();
+    if (pids.empty()) break;
+    for (const pid_t pid : pids) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(left, 0u) << "processes of the chain outlived its run";
+}
 }  // namespace
 }  // namespace agent_session

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -70,13 +71,9 @@ pid_t parent_of(int proc, const char* name) {
   return pid;
 }
 
-// Sends SIGKILL to every child of `self`; returns how many were signaled.
-// A child cannot be reaped, so its pid cannot be reused, until we wait for
-// it: the pid read from /proc still names that child when it is killed.
-int kill_children(pid_t self) {
-  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (proc < 0) return 0;
-  int killed = 0;
+// Calls visit(pid, name) for every process in /proc, `name` its entry.
+template <class Visit>
+void for_each_process(int proc, const Visit& visit) {
   alignas(8) char entries[8192];
   for (ssize_t n; (n = ::getdents64(proc, entries, sizeof entries)) > 0;) {
     for (ssize_t at = 0; at < n;) {
@@ -87,11 +84,97 @@ int kill_children(pid_t self) {
       pid_t pid = 0;
       const char* digit = name;
       for (; *digit >= '0' && *digit <= '9'; ++digit) pid = pid * 10 + (*digit - '0');
-      if (digit == name || *digit != '\0' || pid == self) continue;
-      if (parent_of(proc, name) == self && ::kill(pid, SIGKILL) == 0) ++killed;
+      if (digit != name && *digit == '\0') visit(pid, name);
     }
   }
+}
+
+// Sends SIGKILL to every child of `self`; returns how many were signaled.
+// A child cannot be reaped, so its pid cannot be reused, until we wait for
+// it: the pid read from /proc still names that child when it is killed.
+// (What kill_tree, below, does when it cannot map its memory.)
+int kill_children(pid_t self) {
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return 0;
+  int killed = 0;
+  for_each_process(proc, [&](pid_t pid, const char* name) {
+    if (pid != self && parent_of(proc, name) == self && ::kill(pid, SIGKILL) == 0) ++killed;
+  });
   ::close(proc);
+  return killed;
+}
+
+// The largest pid there can be: /proc/sys/kernel/pid_max, else Linux's
+// PID_MAX_LIMIT.
+std::size_t pid_limit() {
+  std::size_t limit = 0;
+  const int fd = ::open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char text[32];
+    const ssize_t n = ::read(fd, text, sizeof text);
+    ::close(fd);
+    for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i) limit = limit * 10 + (text[i] - '0');
+  }
+  return limit > 0 && limit <= (1U << 22) ? limit : (1U << 22);
+}
+
+// `pid` as the name of its /proc entry.
+void name_of(pid_t pid, char (&name)[16]) {
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + pid % 10);
+    pid /= 10;
+  } while (pid > 0 && n < 15);
+  for (int i = 0; i < n; ++i) name[i] = digits[n - 1 - i];
+  name[n] = '\0';
+}
+
+// Sends SIGKILL to every descendant of `self` found in one scan of /proc,
+// parents before children; returns how many were signaled, or -1 when
+// the memory for the scan cannot be mapped. One scan, not one per level:
+// a chain of processes each in a session of its own would otherwise cost
+// a scan per level. Parents first: a killed parent no longer reaps, so
+// its children's pids stay theirs until they are ours to reap; and each
+// pid is read again just before it is signaled, so a pid that names
+// another process by then (its parent is not the one scanned) is spared.
+// The tree is kept in pid-indexed arrays mapped here (mmap is a system
+// call: nothing is allocated), touched only where there are pids.
+int kill_tree(pid_t self) {
+  const std::size_t limit = pid_limit() + 1;
+  const std::size_t bytes = 4 * limit * sizeof(pid_t);
+  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) return -1;
+  pid_t* const parent = static_cast<pid_t*>(memory);
+  pid_t* const first_child = parent + limit;
+  pid_t* const next_sibling = first_child + limit;
+  pid_t* const queue = next_sibling + limit;
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int killed = 0;
+  if (proc >= 0) {
+    for_each_process(proc, [&](pid_t pid, const char* name) {
+      const pid_t up = parent_of(proc, name);
+      if (pid <= 0 || up <= 0 || static_cast<std::size_t>(pid) >= limit || static_cast<std::size_t>(up) >= limit) return;
+      parent[pid] = up;
+      next_sibling[pid] = first_child[up];
+      first_child[up] = pid;
+    });
+    std::size_t head = 0, tail = 0;
+    const auto enqueue_children = [&](pid_t of) {
+      for (pid_t child = first_child[of]; child != 0 && tail < limit; child = next_sibling[child]) queue[tail++] = child;
+      first_child[of] = 0;  // taken: a pid seen twice (reused during the scan) cannot loop
+    };
+    enqueue_children(self);
+    while (head < tail) {
+      const pid_t pid = queue[head++];
+      char name[16];
+      name_of(pid, name);
+      if (parent_of(proc, name) == parent[pid] && ::kill(pid, SIGKILL) == 0) ++killed;
+      enqueue_children(pid);
+    }
+    ::close(proc);
+  }
+  ::munmap(memory, bytes);
   return killed;
 }
 
@@ -108,7 +191,9 @@ void kill_descendants(pid_t self) {
       if (errno == EINTR) continue;
       return;  // ECHILD: nothing left
     }
-    if (kill_children(self) == 0) return;
+    int killed = kill_tree(self);
+    if (killed < 0) killed = kill_children(self);
+    if (killed == 0) return;
     while (::waitpid(-1, &status, 0) < 0 && errno == EINTR) {
     }
   }
