@@ -1,6 +1,7 @@
 #include "agent_session/session_object.hpp"
 
 #include "internal/loader.hpp"
+#include "agent_session/context.hpp"
 #include "internal/units.hpp"
 
 #include <algorithm>
@@ -57,6 +58,7 @@ Session::Session(std::optional<std::filesystem::path> path, AppendOptions option
     reserve_index(message);
     index_appended(message);
   }
+  chars_ = estimate_context_chars(messages_);
 }
 
 Session Session::open(const std::filesystem::path& path, const AppendOptions& options) {
@@ -81,6 +83,7 @@ Session::Session(Session&& other) noexcept
       loaded_(other.loaded_),
       declarers_(std::move(other.declarers_)),
       latest_declarer_(std::move(other.latest_declarer_)),
+      chars_(other.chars_),
       identity_(other.identity_) {
   other.become_empty();
 }
@@ -93,6 +96,7 @@ Session& Session::operator=(Session&& other) noexcept {
   loaded_ = other.loaded_;
   declarers_ = std::move(other.declarers_);
   latest_declarer_ = std::move(other.latest_declarer_);
+  chars_ = other.chars_;
   identity_ = other.identity_;  // this session's own Contexts now fail their check
   other.become_empty();
   return *this;
@@ -105,6 +109,7 @@ void Session::become_empty() noexcept {
   loaded_ = 0;
   declarers_ = std::vector<std::optional<std::size_t>>();  // `= {}` would keep the capacity
   latest_declarer_ = std::unordered_map<std::string, std::size_t>();
+  chars_ = 0;
   identity_ = fresh_identity();
 }
 
@@ -142,6 +147,13 @@ void Session::append(Message message) {
   // May throw std::bad_alloc: nothing is written yet.
   reserve_one_more(messages_);
   reserve_index(message);
+  std::uint64_t chars = 0;
+  try {
+    chars = estimate_context_chars(std::span<const Message>(&message, 1));
+  } catch (const ContextError&) {
+    // It cannot be serialized: the write below refuses it, and says so
+    // in its own terms (SerializationError).
+  }
   if (path_) {
     append_session(*path_, message, options_);
   } else {
@@ -149,9 +161,14 @@ void Session::append(Message message) {
   }
   index_appended(message);
   messages_.push_back(std::move(message));  // cannot throw: room reserved, move is noexcept
+  chars_ += chars;
 }
 
 Session::Context Session::context(std::uint64_t max_chars) const {
+  // Everything fits: the packing would keep every unit (SPEC.md §5.2), so
+  // nothing is walked, and a budget the history has not outgrown costs
+  // nothing per request.
+  if (!messages_.empty() && chars_ <= max_chars) return Context(*this, 0, messages_.size());
   const std::span<const Message> kept = internal::trim_context_given_declarers(messages(), declarers_, max_chars);
   return Context(*this, messages_.size() - kept.size(), kept.size());
 }

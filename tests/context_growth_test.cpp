@@ -203,8 +203,33 @@ TEST_P(ContextGrowth, EachRequestCostsWhatItReachesNotTheHistory) {
   const Request& last = requests.back();
   EXPECT_LE(last.work, 2 * tenth.work + 16) << "history " << tenth.history << " messages: " << tenth.work
                                             << " steps; " << last.history << " messages: " << last.work;
-  // Appending keeps the declarer index: one step per call and per result.
-  EXPECT_LE(append_work, 2 * session.size()) << append_work << " steps to append " << session.size() << " messages";
+  // Appending keeps the declarer index, one step per call and per result,
+  // and the history's estimate, one message measured.
+  EXPECT_LE(append_work, 3 * session.size()) << append_work << " steps to append " << session.size() << " messages";
+}
+
+// Found by a fresh-eyes attack: with a budget the whole history fits in
+// (a generous budget, or any session while it is young), every request
+// walked the whole history, so a run cost the square of its turns.
+// Everything fits, so nothing is walked: each request costs the same.
+TEST_P(ContextGrowth, ABudgetTheWholeHistoryFitsInCostsNothingPerRequest) {
+  const Shape& shape = GetParam();
+  const std::size_t turns = turns_of(shape);
+  Session session;
+  std::uint64_t context_work = 0;
+  for (std::size_t t = 0; t < turns; ++t) {
+    for (Message& message : shape.turn(t)) session.append(std::move(message));
+    const std::uint64_t before = work();
+    const Session::Context sent = session.context(std::uint64_t{1} << 50);
+    context_work += work() - before;
+    ASSERT_EQ(sent.size(), session.size());
+  }
+  EXPECT_LE(context_work, 16 * turns) << context_work << " steps for " << turns << " requests over "
+                                      << session.size() << " messages";
+  EXPECT_EQ(session.context(estimate_context_chars(session.messages())).size(), session.size())
+      << "a budget of exactly the history keeps it all";
+  EXPECT_LT(session.context(estimate_context_chars(session.messages()) - 1).size(), session.size())
+      << "one less does not";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ContextGrowth, ::testing::ValuesIn(shapes()),

@@ -174,6 +174,10 @@ class Session {
   // it: the declaring assistant of a result appended now. kUndeclared
   // (session_object.cpp) marks an id reserved by an append that failed.
   std::unordered_map<std::string, std::size_t> latest_declarer_;
+  // estimate_context_chars(messages_) (SPEC.md §4: a sum per message),
+  // kept as messages are appended: when it is within the budget, context()
+  // keeps everything without a walk.
+  std::uint64_t chars_ = 0;
   // Distinct for every session object and renewed when one is emptied by
   // a move: what a Context checks to know its session still holds the
   // history it was cut from.
