@@ -2,8 +2,9 @@
 // with a mode its other appenders cannot open (umask 0277 made it 0400
 // until fchmod), and a directory that can be written and searched but not
 // read (0300), so not fsynced, is refused before anything is made.
-// Root bypasses mode bits, so these run as `nobody` in a forked child, in
-// a directory that user owns; the fault library (tests/fault/) supplies
+// Root bypasses mode bits, so under root these run as `nobody` in a forked
+// child, in a directory that user owns; anyone else already is such a
+// user and runs them as itself. The fault library (tests/fault/) supplies
 // the failures permissions cannot.
 #include "agent_session/session.hpp"
 
@@ -36,21 +37,29 @@ using test_support::BinaryRun;
 constexpr uid_t kNobody = 65534;
 const std::string kUser = R"({"role":"user","content":"hi"})" "\n";
 
-// Gives up root for good: mode bits then apply.
+// Who the tests run as, so that mode bits apply: nobody under root, else
+// the user running them.
+uid_t unprivileged_uid() { return ::geteuid() == 0 ? kNobody : ::geteuid(); }
+gid_t unprivileged_gid() { return ::geteuid() == 0 ? kNobody : ::getegid(); }
+
+// Gives up root for good (nothing to give up for anyone else).
 bool become_nobody() {
+  if (::geteuid() != 0) return true;
   return ::setgroups(0, nullptr) == 0 && ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0;
 }
+
+// `file` becomes the unprivileged user's.
+bool give_away(const fs::path& file) { return ::chown(file.c_str(), unprivileged_uid(), unprivileged_gid()) == 0; }
 
 class Permissions : public test_support::TempDirTest {
  protected:
   void SetUp() override {
     TempDirTest::SetUp();
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root, to become nobody";
     // dir_ must be searchable by nobody; `owned_` is nobody's.
     fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
     owned_ = path("nobody");
     fs::create_directory(owned_);
-    ASSERT_EQ(::chown(owned_.c_str(), kNobody, kNobody), 0) << std::strerror(errno);
+    ASSERT_TRUE(give_away(owned_)) << std::strerror(errno);
   }
 
   // The real binary as nobody, under `mask`.
@@ -68,11 +77,22 @@ class Permissions : public test_support::TempDirTest {
     return run;
   }
 
+  // A directory the commands may not read (mode 0300) is read here all
+  // the same: as root, or as its owner, with read permission lent for it.
   std::vector<std::string> names_in(const fs::path& dir) const {
+    const fs::perms mode = fs::status(dir).permissions();
+    fs::permissions(dir, fs::perms::owner_read, fs::perm_options::add);
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+    fs::permissions(dir, mode);
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    fs::permissions(owned_, fs::perms::owner_all, ignored);  // for its owner to remove it
+    TempDirTest::TearDown();
   }
 
   fs::path owned_;
@@ -170,7 +190,7 @@ TEST_F(Permissions, RepairInADirectoryItCannotReadChangesNothingHoweverOftenItIs
   const fs::path session = owned_ / "s.jsonl";
   const std::string torn = kUser + R"({"role":"us)";
   write(session, torn);
-  ASSERT_EQ(::chown(session.c_str(), kNobody, kNobody), 0);
+  ASSERT_TRUE(give_away(session));
   fs::permissions(owned_, fs::perms::owner_write | fs::perms::owner_exec);
   for (int attempt = 0; attempt < 2; ++attempt) {
     const BinaryRun run = as_nobody({"repair", "--apply", session.string()});
@@ -224,7 +244,7 @@ TEST_F(Permissions, ARetryAfterAFailedDirectorySyncSyncsTheDirectory) {
   ASSERT_TRUE(!fs::exists(session) || read(session).empty());
   const fs::path counts_dir = path("counts");  // nobody's, outside the watched directory
   fs::create_directory(counts_dir);
-  ASSERT_EQ(::chown(counts_dir.c_str(), kNobody, kNobody), 0);
+  ASSERT_TRUE(give_away(counts_dir));
   const fs::path counts = counts_dir / "counts";
   const BinaryRun retry = as_nobody({"append", "--sync", session.string()}, kUser, 022,
                                     with({{"FAULT_COUNTS", counts.string()}}));
