@@ -212,14 +212,12 @@ std::size_t SharedReadFile::read_some(char* buffer, std::size_t size) {
 
 std::string SharedReadFile::read_rest() { return read_to_end(fd_, static_cast<std::size_t>(size_), path_); }
 
-LockedFile::LockedFile(int fd, std::filesystem::path path, bool created)
-    : fd_(fd), path_(std::move(path)), created_(created) {}
+LockedFile::LockedFile(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
 
 LockedFile::LockedFile(LockedFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       dir_fd_(std::exchange(other.dir_fd_, -1)),
       path_(std::move(other.path_)),
-      created_(other.created_),
       size_(other.size_) {}
 
 LockedFile::~LockedFile() {
@@ -230,7 +228,6 @@ LockedFile::~LockedFile() {
 LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) {
   Descriptor dir(-1);
   Descriptor file(-1);
-  bool created = false;
   // An existing file is opened; a missing one is made whole (mode 0600)
   // and then given its name, never replacing one: the other appenders of
   // a new session either find no file or one they can open. EEXIST means
@@ -249,14 +246,11 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) 
     if (errno != ENOENT) throw_open_error("cannot open session for append", path);
     if (sync && dir.get() < 0) dir.reset(open_directory_for_sync(path, "cannot create synced session"));
     NewFile made = NewFile::in_directory(directory_of(path), O_RDWR | O_APPEND, path);
-    if (made.link_as(path)) {
-      file.reset(made.release());
-      created = true;
-    }
+    if (made.link_as(path)) file.reset(made.release());
   }
   require_regular_file(file.get(), "cannot append to session", path);
   lock(file.get(), LOCK_EX, path);
-  LockedFile locked(file.release(), path, created);
+  LockedFile locked(file.release(), path);
   // Measured only now: another writer may have appended while we waited.
   locked.size_ = size_of(locked.fd_, path);
   // An empty file may be what a failed first append left (its directory
@@ -273,7 +267,7 @@ LockedFile LockedFile::for_repair(const std::filesystem::path& path) {
   if (file.get() < 0) throw_open_error("cannot open session for repair", path);
   require_regular_file(file.get(), "cannot repair session", path);
   lock(file.get(), LOCK_EX, path);
-  LockedFile locked(file.release(), path, false);
+  LockedFile locked(file.release(), path);
   locked.size_ = size_of(locked.fd_, path);
   return locked;
 }

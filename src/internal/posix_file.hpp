@@ -81,8 +81,6 @@ class LockedFile {
   // Bytes in the file, measured under the lock when opened and kept up to
   // date by append and truncate.
   std::uint64_t size() const { return size_; }
-  // True when this open created the file.
-  bool created() const { return created_; }
   // The whole file. Throws std::system_error.
   std::string read_all() const;
   // The last byte; the file must not be empty. Throws std::system_error.
@@ -105,12 +103,11 @@ class LockedFile {
   void truncate_and_sync(std::uint64_t size);
 
  private:
-  LockedFile(int fd, std::filesystem::path path, bool created);
+  LockedFile(int fd, std::filesystem::path path);
 
   int fd_;
   int dir_fd_ = -1;  // the directory, open for its fsync, or -1
   std::filesystem::path path_;
-  bool created_;
   std::uint64_t size_ = 0;
 };
 
