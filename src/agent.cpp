@@ -66,38 +66,15 @@ ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Too
   }
 }
 
-// The record of SPEC.md §9 and, for on_request (--verbose), the estimate
-// of everything recorded: a sum per message (SPEC.md §4), kept as messages
-// are recorded, so a report costs what the request adds and sends, not a
-// walk over the whole history on every request.
-class Record {
- public:
-  explicit Record(const AgentOptions& options)
-      : session_(options.session_path ? Session::open(*options.session_path, options.append) : Session()),
-        counting_(static_cast<bool>(options.on_request)),
-        chars_(counting_ ? estimate_context_chars(session_.messages()) : 0) {}
-
-  void operator()(Message message) {
-    session_.append(std::move(message));  // throws what append throws; then nothing is counted
-    if (counting_) chars_ += estimate_context_chars(session_.messages().last(1));
-  }
-
-  Session& session() noexcept { return session_; }
-  const Session& session() const noexcept { return session_; }
-  std::uint64_t chars() const noexcept { return chars_; }
-
- private:
-  Session session_;
-  bool counting_;
-  std::uint64_t chars_;
-};
-
-void report_request(const AgentOptions& options, std::size_t request, const Record& record,
+// The stored history's estimate is the session's own (a sum per message,
+// kept as it grows, SPEC.md §4), so a report costs what the request sends,
+// not a walk over the whole history on every request.
+void report_request(const AgentOptions& options, std::size_t request, const Session& session,
                     std::span<const Message> sent) {
   if (!options.on_request) return;
-  const std::size_t stored = record.session().size();
-  const std::uint64_t sent_chars = sent.size() == stored ? record.chars() : estimate_context_chars(sent);
-  options.on_request({request, stored, record.chars(), sent.size(), sent_chars});
+  const std::uint64_t stored_chars = session.estimated_chars();
+  const std::uint64_t sent_chars = sent.size() == session.size() ? stored_chars : estimate_context_chars(sent);
+  options.on_request({request, session.size(), stored_chars, sent.size(), sent_chars});
 }
 
 }  // namespace
@@ -106,9 +83,8 @@ AgentResult run_agent(const AgentOptions& options) {
   if (options.max_turns == 0) throw std::invalid_argument("run_agent: max_turns must be at least 1");
   // The full record: the session file first, then memory (Session::append),
   // so memory never holds a message the file lacks.
-  Record record(options);
-  Session& session = record.session();
-  record(UserMessage{options.prompt});
+  Session session = options.session_path ? Session::open(*options.session_path, options.append) : Session();
+  session.append(UserMessage{options.prompt});
   const std::vector<ToolSpec> specs = tool_specs(options.tools);
 
   AgentResult result;
@@ -119,17 +95,17 @@ AgentResult run_agent(const AgentOptions& options) {
     const Session::Context sent =
         options.context_max_chars ? session.context(*options.context_max_chars) : session.context();
     ++result.requests;
-    report_request(options, result.requests, record, sent.messages());
+    report_request(options, result.requests, session, sent.messages());
     AssistantMessage reply = options.client.next_message(sent.messages(), specs);
 
     const bool answered = reply.tool_calls.empty();
     const std::vector<ToolCall> calls = reply.tool_calls;  // the record takes the reply
-    record(std::move(reply));
+    session.append(std::move(reply));
     if (answered) {
       result.stop_reason = StopReason::completed;
       break;
     }
-    for (const ToolCall& call : calls) record(dispatch(call, options.tools));
+    for (const ToolCall& call : calls) session.append(dispatch(call, options.tools));
   }
   result.loaded = session.loaded();
   result.messages = std::move(session).release();

@@ -1,7 +1,7 @@
 #include "agent_session/session_object.hpp"
 
-#include "internal/loader.hpp"
 #include "agent_session/context.hpp"
+#include "internal/loader.hpp"
 #include "internal/units.hpp"
 
 #include <algorithm>

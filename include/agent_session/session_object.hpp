@@ -135,12 +135,16 @@ class Session {
   std::size_t loaded() const noexcept { return loaded_; }
   // The file appends go to; nullopt in memory.
   const std::optional<std::filesystem::path>& path() const noexcept { return path_; }
+  // estimate_context_chars(messages()) (SPEC.md §4), in UTF-16 code units,
+  // kept as messages are appended: no walk over the history.
+  std::uint64_t estimated_chars() const noexcept { return chars_; }
 
   // The newest messages that fit in `max_chars` UTF-16 code units, cut
   // between units: exactly the suffix trim_context(messages(), max_chars)
   // returns. Throws ContextError as trim_context does (empty_context for
   // an empty session, unit_exceeds_budget, unserializable_message). Costs
-  // what its packing reaches (SPEC.md §5.2: the kept messages and the unit
+  // nothing when estimated_chars() is within the budget (it is all kept),
+  // else what its packing reaches (SPEC.md §5.2: the kept messages and the unit
   // before them), in either build and whatever the history's shape (many
   // calls per turn, interleaved rounds, orphans, repeated ids), so with a
   // fixed budget not the history's length: the session knows each tool
@@ -174,9 +178,8 @@ class Session {
   // it: the declaring assistant of a result appended now. kUndeclared
   // (session_object.cpp) marks an id reserved by an append that failed.
   std::unordered_map<std::string, std::size_t> latest_declarer_;
-  // estimate_context_chars(messages_) (SPEC.md §4: a sum per message),
-  // kept as messages are appended: when it is within the budget, context()
-  // keeps everything without a walk.
+  // estimated_chars(): when it is within the budget, context() keeps
+  // everything without a walk.
   std::uint64_t chars_ = 0;
   // Distinct for every session object and renewed when one is emptied by
   // a move: what a Context checks to know its session still holds the
