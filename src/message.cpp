@@ -5,6 +5,7 @@
 #include "internal/json_line.hpp"
 #include "internal/json_teardown.hpp"
 #include "internal/record.hpp"
+#include "internal/utf8.hpp"
 #include "agent_session/text.hpp"
 
 #include <type_traits>
@@ -31,8 +32,7 @@ std::string shown_role(std::string_view role) {
   // the line; never cut inside a character.
   constexpr std::size_t kShownRoleBytes = 64;
   if (role.size() <= kShownRoleBytes) return "\"" + terminal_safe(role) + "\"";
-  std::size_t cut = kShownRoleBytes;
-  while (cut > 0 && (static_cast<unsigned char>(role[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  const std::size_t cut = character_boundary_before(role, kShownRoleBytes);
   return "\"" + terminal_safe(role.substr(0, cut)) + "\"... (" + std::to_string(role.size()) + " bytes)";
 }
 

@@ -3,6 +3,7 @@
 #include "agent_session/session.hpp"
 #include "internal/pending_sync.hpp"
 #include "internal/posix_file.hpp"
+#include "internal/utf8.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -110,8 +111,7 @@ std::string backup_stem(const std::filesystem::path& path) {
   const std::size_t longest = longest_name_in(path.parent_path());
   if (name.size() + kBackupTailBytes <= longest) return name;
   std::size_t keep = longest > kBackupTailBytes + kHashBytes ? longest - kBackupTailBytes - kHashBytes : 0;
-  keep = std::min(keep, name.size());
-  while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xc0) == 0x80) --keep;  // a continuation byte
+  keep = internal::character_boundary_before(name, std::min(keep, name.size()));
   char tag[16];
   std::snprintf(tag, sizeof tag, "~%08x", static_cast<unsigned>(name_hash(name)));
   return name.substr(0, keep) + tag;

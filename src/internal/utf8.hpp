@@ -25,4 +25,12 @@ std::uint64_t utf16_length(std::string_view text) noexcept;
 // `text` is not valid UTF-8.
 std::optional<std::uint64_t> json_string_units(std::string_view text) noexcept;
 
+// The largest cut at or before byte `at` (at most text.size()) that falls
+// between characters: a prefix that is cut there never ends in half a
+// UTF-8 sequence (continuation bytes are 10xxxxxx).
+inline std::size_t character_boundary_before(std::string_view text, std::size_t at) noexcept {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 }  // namespace agent_session::internal
