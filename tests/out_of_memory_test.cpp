@@ -97,7 +97,7 @@ std::string every_shape() {
   return "{\"role\":\"user\",\"content\":\"caf\u00e9 \\ud83d\\ude80\",\"extra\":[[],[[]],{\"x\":null}]}\n"
          "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"input\":" +
          many_keys +
-         "},{\"id\":\"c2\",\"name\":\"ls\",\"input\":[1e20,-0,0.1,{\"2\":1,\"1\":2,\"a\":3,\"a\":4}]}]}\n"
+         "},{\"id\":\"c2\",\"name\":\"ls\",\"input\":[1e20,-0,0.1,{\"2\":1,\"1\":2,\"a\":3,\"a\":4,\"c\":[[1],{\"d\":[]}],\"c\":1}]}]}\n"
          "{\"role\":\"tool\",\"content\":\"" + std::string(300, 'y') +
          "\",\"toolCallId\":\"c1\",\"isError\":false,\"toolCallId\":\"c2\"}\n"
          "{\"role\":\"tool\",\"content\":\"ok\",\"toolCallId\":\"c1\",\"isError\":true}\n"

@@ -52,9 +52,7 @@ Json object_to_json(dom::object object) {
     for (dom::key_value_pair field : object) {
       Json value = to_json(field.value);
       const internal::TornDownOnExit torn_down(value);
-      Json& slot = internal::object_member_slot(json, field.key);
-      internal::tear_down(slot);  // a repeated key's earlier value
-      slot = std::move(value);
+      internal::object_member_slot(json, field.key) = std::move(value);
     }
     internal::finish_object(json);
   } catch (...) {

@@ -85,7 +85,12 @@ Json& object_member_slot(Json& object, std::string_view key) {
   if (members.size() < kFewMembers) {
     for (auto& member : members) {
       ++key_comparisons;
-      if (member.first == key) return member.second;  // the caller overwrites: the last value wins
+      if (member.first == key) {
+        // The caller overwrites: the last value wins. The earlier one goes
+        // here, without allocating (json_teardown.hpp).
+        tear_down(member.second);
+        return member.second;
+      }
     }
   }
   // Grown by hand: std::vector would copy every member to grow (a const

@@ -18,7 +18,8 @@ namespace agent_session::internal {
 bool is_array_index(std::string_view key) noexcept;
 
 // The slot for the value of the member `key` of `object`, an object being
-// built, which the caller then assigns (before adding the next member).
+// built, which the caller then assigns (before adding the next member); a
+// repeated key's earlier value is already torn down (json_teardown.hpp).
 // With finish_object, building an object of n members costs O(n log n)
 // key comparisons whatever its keys (SPEC.md §2: loading is linear), where
 // Json's own operator[] searches the members one by one.

@@ -79,7 +79,6 @@ class DomBuilder : public nlohmann::json_sax<Json> {
         slot = &array.back();
       } else {
         slot = pending_slot_;
-        tear_down(*slot);  // a repeated key's earlier value (json_teardown.hpp)
         *slot = std::move(value);
       }
     } else {
