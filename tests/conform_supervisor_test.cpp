@@ -168,6 +168,19 @@ TEST_F(Daemons, RunProcessReportsAKilledParentAndKillsWhatTheProgramStarted) {
   EXPECT_EQ(survivors({static_cast<pid_t>(std::stol("0" + r.out))}), std::vector<pid_t>{}) << r.out;
 }
 
+// A program that stops its parent at once may do so before the parent has
+// closed its copy of the start pipe (it holds it until just after its
+// fork): the start then never completes, and the timeout must still say
+// that the parent was stopped, as it does for a stop a moment later.
+TEST_F(Daemons, AProgramThatStopsItsParentAtOnceIsReportedSoWheneverTheStopLands) {
+  const auto limit = std::chrono::milliseconds(300);
+  for (int run = 0; run < 10; ++run) {
+    const auto r = cli::run_process({"sh", "-c", "kill -STOP $PPID"}, "", limit);
+    ASSERT_EQ(r.end, cli::ProcessEnd::parent_stopped) << "run " << run << ": " << cli::describe_end(r, limit);
+    EXPECT_EQ(r.signal, SIGSTOP);
+  }
+}
+
 // Item 4: ports that stop a process, their parent (the runner's helper)
 // and its parent too, themselves, their process group, with SIGSTOP,
 // SIGTSTP, SIGTTIN or SIGTTOU, then exit or hang. Each run ends at its

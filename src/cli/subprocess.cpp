@@ -273,6 +273,24 @@ void set_end(const SupervisorReport& word, ProcessResult& result) {
   }
 }
 
+// A run past its deadline: the supervisor is told to stop and its word,
+// unless it came already (`word`), is awaited until `grace_end`; it says
+// whether the program had stopped its parent, which explains the timeout.
+void timed_out(Supervisor& supervisor, Clock::time_point grace_end, ProcessResult& result,
+               const SupervisorReport* word = nullptr) {
+  supervisor.stop();
+  SupervisorReport awaited{};
+  if (word == nullptr && wait_readable(supervisor.report(), grace_end) && read_whole(supervisor.report(), awaited)) {
+    word = &awaited;
+  }
+  supervisor.finish(grace_end);
+  result.end = ProcessEnd::timed_out;
+  if (word != nullptr && word->parent_end == kParentStopped) {
+    result.end = ProcessEnd::parent_stopped;
+    result.signal = word->parent_status;
+  }
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
@@ -304,10 +322,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   report.write.reset();
   // The close-on-exec pipe closes without a word when exec succeeds; a
   // start that outlasts the deadline (helpers someone stopped) times out.
+  // The parent holds it until just after its fork: a program that stops
+  // its parent at once is found here, and the word says so.
   if (!wait_readable(status.read.get(), deadline)) {
-    supervisor.stop();
-    supervisor.finish(Clock::now() + kGrace);
-    result.end = ProcessEnd::timed_out;
+    timed_out(supervisor, Clock::now() + kGrace, result);
     return result;
   }
   if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
@@ -322,33 +340,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   SupervisorReport word{};
   bool reported = false;
   const PumpEnd end = pump(streams, supervisor.report(), input, result, deadline, word, reported);
-  // One grace for the word and the exit: a supervisor kept stopped costs
-  // it once.
-  const auto grace_end = Clock::now() + kGrace;
-  if (end == PumpEnd::timed_out || end == PumpEnd::output_limit) {
-    supervisor.stop();
-    // Its word says whether the program had stopped its parent.
-    if (!reported) reported = wait_readable(supervisor.report(), grace_end) && read_whole(supervisor.report(), word);
+  const auto grace_end = Clock::now() + kGrace;  // one grace for the word and the exit
+  if (end == PumpEnd::timed_out) {
+    timed_out(supervisor, grace_end, result, reported ? &word : nullptr);
+    return result;
   }
+  if (end == PumpEnd::output_limit) supervisor.stop();
   const int supervisor_status = supervisor.finish(grace_end);
-  switch (end) {
-    case PumpEnd::reported:
-      set_end(word, result);
-      break;
-    case PumpEnd::timed_out:
-      result.end = ProcessEnd::timed_out;
-      if (reported && word.parent_end == kParentStopped) {
-        result.end = ProcessEnd::parent_stopped;
-        result.signal = word.parent_status;
-      }
-      break;
-    case PumpEnd::output_limit:
-      result.end = ProcessEnd::output_limit;
-      break;
-    case PumpEnd::supervisor_died:
-      result.end = ProcessEnd::supervisor_killed;
-      set_death(supervisor_status, result);
-      break;
+  if (end == PumpEnd::reported) {
+    set_end(word, result);
+  } else if (end == PumpEnd::output_limit) {
+    result.end = ProcessEnd::output_limit;
+  } else {
+    result.end = ProcessEnd::supervisor_killed;
+    set_death(supervisor_status, result);
   }
   return result;
 }
