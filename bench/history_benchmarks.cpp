@@ -3,13 +3,13 @@
 // from a file and from memory, and a runtime's append-then-trim step.
 // Each checks its own answer (bench_support.hpp).
 #include "bench_support.hpp"
-#include "counting_allocator.hpp"
-#include "history_generator.hpp"
+#include "support/counting_allocator.hpp"
+#include "support/history_generator.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "agent_session/session_object.hpp"
-#include "internal/utf8.hpp"
+#include "base/utf8.hpp"
 
 #include <benchmark/benchmark.h>
 

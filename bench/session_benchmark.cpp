@@ -23,7 +23,7 @@
 // wrong answer fails the run with exit status 1, so the ctest smoke run
 // catches an optimization that changes answers, not only one that crashes.
 #include "bench_support.hpp"
-#include "history_generator.hpp"
+#include "support/history_generator.hpp"
 
 #include <benchmark/benchmark.h>
 

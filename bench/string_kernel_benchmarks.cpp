@@ -1,14 +1,15 @@
 // The estimator's string counters alone, on one string of a profile
 // (history_generator's profile_text: whole words and characters, a few
 // bytes over the size in the name): GB/s of input bytes. The reference
-// counters (internal/utf8.hpp) always; with the fast path, each of its
+// counters (base/utf8.hpp) always; with the fast path, each of its
 // kernels (fast/utf8_kernels.hpp) too, checked against the reference.
 //   json_string_units/<kernel>/<profile>/<bytes>   utf16_length/<kernel>/<profile>/<bytes>
 // where <kernel> is "reference" or a fast kernel ("scalar", "avx2", "avx512").
 #include "bench_support.hpp"
-#include "history_generator.hpp"
+#include "support/history_generator.hpp"
 
-#include "internal/utf8.hpp"
+#include "base/utf8.hpp"
+#include "support/json_string_units.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/utf8_kernels.hpp"
 #endif
@@ -29,7 +30,7 @@ using Counter = std::function<std::optional<std::uint64_t>(std::string_view)>;
 // The reference's answer: json_string_units, or utf16_length plus the two
 // quotes (the texts have nothing to escape but what both count alike).
 std::optional<std::uint64_t> reference_count(bool json, std::string_view text) {
-  if (json) return internal::json_string_units(text);
+  if (json) return test_support::json_string_units(text);
   return internal::utf16_length(text) + 2;
 }
 

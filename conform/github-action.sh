@@ -27,7 +27,7 @@ case "${1:-}" in
     ;;
   key)
     # Sources, build files and vectors: a change to any makes a new runner.
-    hash=$(cd "$root" && find conform src/cli src/text.cpp include/agent_session/text.hpp corpus/conformance \
+    hash=$(cd "$root" && find conform src/base corpus/conformance \
       -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-32)
     echo "hash=$hash"
     ;;

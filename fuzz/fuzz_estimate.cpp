@@ -10,7 +10,7 @@
 // ContextError(unserializable_message) naming the same message for a
 // list). Every UTF-8 kernel (scalar, AVX2, AVX-512, through
 // json_string_units_with and utf16_length_with), not only the one the
-// estimator picks, must agree with internal::json_string_units and
+// estimator picks, must agree with test_support::json_string_units and
 // internal::utf16_length on the whole input as one string.
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "agent_session/context.hpp"
@@ -19,8 +19,9 @@
 #include "fast/fast_path.hpp"
 #include "fast/utf8_kernels.hpp"
 #include "fuzz_support.hpp"
-#include "internal/reference.hpp"
-#include "internal/utf8.hpp"
+#include "spec/reference.hpp"
+#include "base/utf8.hpp"
+#include "support/json_string_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -173,7 +174,7 @@ void check_estimate(const std::vector<Message>& messages) {
 // it crosses every block size, and its ends fall anywhere inside a
 // sequence.
 void check_kernels(std::string_view text) {
-  const std::optional<std::uint64_t> literal = internal::json_string_units(text);
+  const std::optional<std::uint64_t> literal = test_support::json_string_units(text);
   const bool valid = valid_utf8(text);
   const std::uint64_t length = internal::utf16_length(text);
   FUZZ_CHECK(fast::json_string_units(text) == literal, "json_string_units differs: " + escaped(text));

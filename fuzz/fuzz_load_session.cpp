@@ -16,7 +16,7 @@
 #include "agent_session/session.hpp"
 
 #include "fuzz_support.hpp"
-#include "internal/utf8.hpp"
+#include "base/utf8.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -14,6 +14,7 @@
 // The in-memory contract alone, at parser speed, is fuzz_load_session's.
 // Any other exception escapes and libFuzzer reports it.
 #include "agent_session/repair.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
 
 #include "fuzz_support.hpp"

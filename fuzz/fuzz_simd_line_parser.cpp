@@ -17,9 +17,9 @@
 
 #include "fast/simd_line_parser.hpp"
 #include "fuzz_support.hpp"
-#include "internal/json_line.hpp"
-#include "internal/line_parser.hpp"
-#include "internal/loader.hpp"
+#include "spec/json_line.hpp"
+#include "spec/line_parser.hpp"
+#include "spec/load.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -6,8 +6,9 @@
 #pragma once
 
 #include "agent_session/context.hpp"
+#include "base/utf8.hpp"
 #include "agent_session/session.hpp"
-#include "agent_session/text.hpp"
+#include "base/printable.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -34,8 +35,8 @@ namespace agent_session::fuzz {
   } while (false)
 
 // True when `text` is valid UTF-8, by the library's one validator
-// (agent_session/text.hpp, SPEC.md §2.1).
-inline bool valid_utf8(std::string_view text) { return valid_utf8_prefix(text) == text.size(); }
+// (base/printable.hpp, SPEC.md §2.1).
+inline bool valid_utf8(std::string_view text) { return internal::valid_utf8_prefix(text) == text.size(); }
 
 // Lines as SPEC.md §2 splits them: on `\n`, the last one kept even when
 // empty only if bytes follow the last `\n`. Line i is lines[i - 1].

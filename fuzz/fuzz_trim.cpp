@@ -11,8 +11,9 @@
 
 #include "fast/fast_path.hpp"
 #include "fuzz_support.hpp"
-#include "internal/reference.hpp"
-#include "internal/utf8.hpp"
+#include "spec/reference.hpp"
+#include "support/spec_units.hpp"
+#include "base/utf8.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -82,19 +83,6 @@ bool serializable(const Message& m) {
 // UTF-16 length of the canonical line plus its newline (SPEC.md §4).
 std::uint64_t chars_of(const Message& m) { return internal::utf16_length(to_canonical_json(m)) + 1; }
 
-// The nearest earlier assistant whose calls include the result's id.
-std::optional<std::size_t> declaring_assistant(const std::vector<Message>& history, std::size_t result) {
-  const auto& id = std::get<ToolResultMessage>(history[result]).tool_call_id;
-  for (std::size_t i = result; i-- > 0;) {
-    if (const auto* assistant = std::get_if<AssistantMessage>(&history[i])) {
-      for (const auto& call : assistant->tool_calls) {
-        if (call.id == id) return i;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 // SPEC.md §5's promises, checked on the result alone.
 void check_invariants(const std::vector<Message>& history, std::uint64_t budget, std::span<const Message> kept) {
   FUZZ_CHECK(!kept.empty(), "an empty result instead of an error");
@@ -104,7 +92,7 @@ void check_invariants(const std::vector<Message>& history, std::uint64_t budget,
   const std::size_t start = history.size() - kept.size();
   for (std::size_t q = start; q < history.size(); ++q) {
     if (!std::holds_alternative<ToolResultMessage>(history[q])) continue;
-    const auto declarer = declaring_assistant(history, q);
+    const auto declarer = test_support::spec::declaring_assistant(history, q);
     FUZZ_CHECK(!declarer || *declarer >= start, "orphaned tool result at " + std::to_string(q));
   }
 }

@@ -4,6 +4,7 @@
 // load_script: scripted_client_test.cpp; the demo tools and
 // `agent-session run`: run_command_test.cpp.
 #include "agent_session/agent.hpp"
+#include "cli/scripted_client.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"

@@ -1,7 +1,7 @@
-// The canonical writer's pieces (internal/canonical.hpp, SPEC.md §3):
+// The canonical writer's pieces (spec/canonical.hpp, SPEC.md §3):
 // string literals, values, and the message writer over a sink. The public
 // results (to_canonical_json) are checked in message_test.cpp.
-#include "internal/canonical.hpp"
+#include "spec/canonical.hpp"
 
 #include "agent_session/json.hpp"
 #include "agent_session/message.hpp"

@@ -1,11 +1,11 @@
 // Runs every vector in corpus/conformance/ (layout: its README.md) through
 // the command-line protocol, in process, with the conformance runner's own
-// reader and judge (cli/conform_judge.hpp): once with the file's path and
+// reader and judge (runner/conform_judge.hpp): once with the file's path and
 // once with `-` and the bytes on standard input, and the runner's built-in
 // missing-FILE checks (SPEC.md §6).
 #include "cli/cli.hpp"
-#include "cli/conform_judge.hpp"
-#include "cli/vector_files.hpp"
+#include "runner/conform_judge.hpp"
+#include "runner/vector_files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 // (tests/differential/oracle_batch.mjs calls the oracle's own main()).
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
-#include "cli/subprocess.hpp"
+#include "runner/subprocess.hpp"
 
 #include "differential/answers.hpp"
 #include "differential/session_writer.hpp"

@@ -5,6 +5,7 @@
 // cut that way (an assistant whose tool results never reached the file)
 // still loads after repair and trims without orphaning a tool result.
 #include "agent_session/context.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 

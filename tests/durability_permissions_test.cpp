@@ -7,6 +7,7 @@
 // user and runs them as itself. The fault library (tests/fault/) supplies
 // the failures permissions cannot.
 #include "agent_session/session.hpp"
+#include "agent_session/append.hpp"
 
 #include "support/run_binary.hpp"
 #include "support/temp_dir.hpp"

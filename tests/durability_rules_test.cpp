@@ -5,8 +5,9 @@
 // pending-sync mark is rolled back, in its boot only. The faults themselves
 // (racing writers, SIGKILL, RLIMIT_FSIZE): durability_test.cpp.
 #include "agent_session/repair.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
-#include "internal/pending_sync.hpp"
+#include "library/pending_sync.hpp"
 #include "cli/cli.hpp"
 
 #include "support/temp_dir.hpp"
@@ -122,7 +123,7 @@ TEST_F(Durability, AppendAfterAValidUnterminatedLineStartsANewLine) {
 
 TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCutAlone) {
   // What a synced append leaves when its sync and then its rollback fail
-  // (internal/pending_sync.hpp): the batch, unacknowledged, and the mark.
+  // (library/pending_sync.hpp): the batch, unacknowledged, and the mark.
   const std::string kept = "{\"role\":\"user\",\"content\":\"a\"}\n";
   const std::string batch = "{\"role\":\"user\",\"content\":\"b\"}\n";
   const std::string next = "{\"role\":\"user\",\"content\":\"c\"}\n";

@@ -3,6 +3,7 @@
 // mid-write, a real RLIMIT_FSIZE cutting a write short. The rules that take
 // no fault to see (mode, sync policy, torn lines): durability_rules_test.cpp.
 #include "agent_session/repair.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
 
 #include "support/temp_dir.hpp"

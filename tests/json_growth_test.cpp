@@ -9,19 +9,19 @@
 //   comparisons: n log n is about 13x, the quadratic search Json's own
 //   operator[] makes is 100x. Each key must cost at least one counted
 //   comparison, so a builder that bypasses the counted one fails too.
-// - Heap allocations and peak heap (bench/counting_allocator.cpp replaces
+// - Heap allocations and peak heap (tests/support/counting_allocator.cpp replaces
 //   operator new in this binary) for the shapes without many keys: long
 //   strings and numbers, deep nesting, many small containers.
 // bench/session_benchmark.cpp (load_shape/...) times the same shapes.
 // Each loader is measured alone: the reference line parser in every build,
 // SimdLineParser when the fast path is built.
-#include "../bench/counting_allocator.hpp"
+#include "support/counting_allocator.hpp"
 
 #include "agent_session/session.hpp"
-#include "internal/js_object.hpp"
-#include "internal/json_line.hpp"
-#include "internal/line_parser.hpp"
-#include "internal/loader.hpp"
+#include "spec/js_object.hpp"
+#include "spec/json_line.hpp"
+#include "spec/line_parser.hpp"
+#include "spec/load.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/simd_line_parser.hpp"
 #endif

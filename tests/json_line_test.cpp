@@ -1,14 +1,14 @@
-// internal/json_line.hpp: the exact detail of every kind of parse error,
+// spec/json_line.hpp: the exact detail of every kind of parse error,
 // what follows "invalid session JSON at line N: " (SPEC §2 lets an
 // implementation add one; ours says which byte and why). Pinned byte for
 // byte, so that a changed cut of nlohmann's message, a changed position or
 // a changed escape in the excerpt fails here rather than silently.
-#include "internal/json_line.hpp"
+#include "spec/json_line.hpp"
 
 #include "agent_session/session.hpp"
-#include "agent_session/text.hpp"
-#include "history_generator.hpp"
-#include "internal/js_object.hpp"
+#include "base/printable.hpp"
+#include "support/history_generator.hpp"
+#include "spec/js_object.hpp"
 #include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ TEST(JsonLineErrorTest, SyntaxErrorsSayTheByteAndNlohmannsReasonWithoutItsLocati
 }
 
 TEST(JsonLineErrorTest, StricterThanJavaScriptErrorsSayWhy) {  // SPEC §2.1
-  EXPECT_EQ(error_of("\"\xff\""), "byte 2: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'");
+  EXPECT_EQ(error_of("\"\xff\""), "byte 2: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xff'");
   EXPECT_EQ(error_of(R"("\ud800")"), "byte 8: " + kValue +
                                          "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF; "
                                          "last read: '\"\\ud800\"'");
@@ -78,7 +78,7 @@ TEST(JsonLineErrorTest, TheExcerptKeepsPrintableTextAndEscapesTheRest) {
                                         "\\t; last read: '\"a b<U+0009>'");
   EXPECT_EQ(error_of("\"\x7f~\x1f\""), "byte 4: " + kValue +
                                             "invalid string: control character U+001F (US) must be escaped to \\u001F; "
-                                            "last read: '\"\\x7F~<U+001F>'");
+                                            "last read: '\"\\x7f~<U+001F>'");
   EXPECT_EQ(error_of("\"\xc3\xa9\x01\""), "byte 4: " + kValue +
                                                "invalid string: control character U+0001 (SOH) must be escaped to "
                                                "\\u0001; last read: '\"\xc3\xa9<U+0001>'");
@@ -89,10 +89,10 @@ TEST(JsonLineErrorTest, TheExcerptKeepsPrintableTextAndEscapesTheRest) {
   EXPECT_EQ(error_of("\"\xe2\x80\xae\xc2\x9b" "31m\xe2\x80\xa8\xd8\x9c\xe2\x81\xa6\xc3\xa9\x7f\x01\""),
             "byte 21: " + kValue +
                 "invalid string: control character U+0001 (SOH) must be escaped to \\u0001; last read: "
-                "'\"\\xE2\\x80\\xAE\\xC2\\x9B" "31m\\xE2\\x80\\xA8\\xD8\\x9C\\xE2\\x81\\xA6\xc3\xa9\\x7F<U+0001>'");
+                "'\"\\xe2\\x80\\xae\\xc2\\x9b" "31m\\xe2\\x80\\xa8\\xd8\\x9c\\xe2\\x81\\xa6\xc3\xa9\\x7f<U+0001>'");
   // A sequence cut short is not valid UTF-8: its bytes are escaped.
   EXPECT_EQ(error_of("\"\xe2\x82\""),
-            "byte 4: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xE2\\x82\"'");
+            "byte 4: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xe2\\x82\"'");
 }
 
 // UTF-8 of code point `c`.
@@ -105,7 +105,7 @@ std::string utf8(char32_t c) {
 std::string escaped(const std::string& bytes) {
   std::string out;
   for (const char c : bytes) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
+    static constexpr char kHex[] = "0123456789abcdef";
     out += {'\\', 'x', kHex[static_cast<unsigned char>(c) >> 4], kHex[c & 0xF]};
   }
   return out;
@@ -120,7 +120,7 @@ TEST(JsonLineErrorTest, TheExcerptEscapesExactlyTheCodePointsATerminalMustNotSee
     SCOPED_TRACE(static_cast<unsigned>(shown));
     EXPECT_EQ(printable_excerpt("a" + utf8(shown) + "b", 200), "a" + utf8(shown) + "b");
   }
-  EXPECT_EQ(printable_excerpt(std::string("\0\x1b\x7f ~", 5), 200), "\\x00\\x1B\\x7F ~");
+  EXPECT_EQ(printable_excerpt(std::string("\0\x1b\x7f ~", 5), 200), "\\x00\\x1b\\x7f ~");
 }
 
 TEST(JsonLineErrorTest, ALongReasonIsCutAfter200BytesWithAnEllipsis) {

@@ -5,6 +5,7 @@
 // nothing. The loader's side (a line past the limit is LineTooLong) is in
 // line_reader_test.cpp.
 #include "agent_session/agent.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
 #include "agent_session/session_object.hpp"
 

@@ -3,7 +3,8 @@
 // cross the pieces the input arrives in, the bytes kept readable past each
 // line, and the line-length limit (kMaxLineBytes, 32 MiB: inputs that
 // long are generated as they are read, never held).
-#include "internal/line_reader.hpp"
+#include "spec/line_reader.hpp"
+#include "spec/load.hpp"
 
 #include "agent_session/session.hpp"
 #include "support/thrown.hpp"
@@ -189,7 +190,7 @@ TEST(LineReader, AnEndlessLineStopsTheLoadAtTheLimit) {
   Generated input("{\"role\":\"user\",\"content\":\"a\"}\n\n", std::numeric_limits<std::size_t>::max(), "");
   GeneratedStream buffer(input);
   std::istream in(&buffer);
-  const LineTooLong error = test_support::thrown<LineTooLong>([&] { load_session_from_stream(in); });
+  const LineTooLong error = test_support::thrown<LineTooLong>([&] { internal::load_numbered_session(in); });
   EXPECT_EQ(error.line(), 3u);
   EXPECT_LE(input.produced(), kMaxLineBytes + (std::size_t{4} << 20)) << "bytes read of an endless input";
 }

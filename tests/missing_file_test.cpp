@@ -5,6 +5,7 @@
 // library makes the open itself fail with ENOENT while the file exists,
 // which is that race, every time.
 #include "support/run_binary.hpp"
+#include "spec/load.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>

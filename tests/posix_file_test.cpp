@@ -1,8 +1,9 @@
-// How the session's writers open their file (src/internal/posix_file.cpp,
+// How the session's writers open their file (src/library/posix_file.cpp,
 // SPEC.md §8): never through a symbolic link, only a regular file, mode
 // 0600 whatever the umask, and a file-size limit is an error that is
 // rolled back, not a signal that tears a line.
 #include "agent_session/repair.hpp"
+#include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
 
 #include "support/run_binary.hpp"

@@ -2,6 +2,7 @@
 // and, only with --apply, cut off after a backup; damage anywhere else is
 // reported and never touched (SPEC.md "Durable, concurrency-safe appends").
 #include "agent_session/repair.hpp"
+#include "agent_session/append.hpp"
 
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"

@@ -2,6 +2,7 @@
 // from the command line by a scripted model), in process and, where only a
 // process shows it, as the real binary.
 #include "agent_session/agent.hpp"
+#include "cli/scripted_client.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/run_command.hpp"
@@ -137,7 +138,7 @@ class RunCommand : public RunDir {
 };
 
 TEST_F(RunCommand, TwoRunsResumeOneSessionWhereTheScriptLeftOff) {
-  const std::vector<AssistantMessage> script = load_script(kDemo / "replies.jsonl");
+  const std::vector<AssistantMessage> script = cli::load_script(kDemo / "replies.jsonl");
   ASSERT_EQ(script.size(), 4u);
 
   const CliRun first = run_cli(demo_args("What do the notes say?"));

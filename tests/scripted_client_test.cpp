@@ -4,6 +4,7 @@
 // count_assistant_messages gives for a session being resumed. The demo
 // that drives `agent-session run` with it: run_command_test.cpp.
 #include "agent_session/agent.hpp"
+#include "cli/scripted_client.hpp"
 
 #include "support/message_builders.hpp"
 #include "support/temp_dir.hpp"
@@ -18,6 +19,10 @@
 namespace agent_session {
 namespace {
 
+using cli::count_assistant_messages;
+using cli::load_script;
+using cli::ScriptedClient;
+using cli::ScriptError;
 using test_support::answer;
 using test_support::call;
 using test_support::calling;

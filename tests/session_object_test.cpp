@@ -2,11 +2,12 @@
 // chapter's record(): the file first, then memory) and the Contexts it
 // cuts, which appends never invalidate.
 #include "agent_session/session_object.hpp"
+#include "agent_session/append.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 
-#include "../bench/counting_allocator.hpp"  // counts the heap: appends never reload
+#include "support/counting_allocator.hpp"  // counts the heap: appends never reload
 #include "support/temp_dir.hpp"
 #include "support/thrown.hpp"
 

@@ -2,6 +2,7 @@
 // The byte-level rules are vectors in corpus/conformance; here: what the
 // vectors cannot express (I/O errors, exception fields, files).
 #include "agent_session/session.hpp"
+#include "agent_session/append.hpp"
 
 #include "support/temp_dir.hpp"
 #include "support/thrown.hpp"

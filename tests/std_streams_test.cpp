@@ -1,4 +1,4 @@
-// The command's standard streams (src/cli/std_streams.hpp, SPEC.md §6):
+// The command's standard streams (src/base/std_streams.hpp, SPEC.md §6):
 // a failed write of standard output or read of standard input is exit 3
 // with the system's reason, never exit 0 with the output lost, and never
 // a signal. Run on the real binary: only a process has descriptors.

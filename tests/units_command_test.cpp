@@ -2,6 +2,7 @@
 // docs/units-and-stats.md): their JSON shapes, and that what they say
 // about budgets is what `trim` does, on the real sessions.
 #include "agent_session/context.hpp"
+#include "spec/load.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 
@@ -17,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using internal::NumberedSession;
 using test_support::CliRun;
 
 CliRun run(const std::vector<std::string>& args) { return test_support::run_cli(args); }
@@ -66,7 +68,7 @@ TEST(UnitsAndStats, TheMinimumBudgetIsAcceptedAndOneLessNamesTheSameUnit) {
 TEST(UnitsAndStats, UnitsJsonIsTheUnitsNewestFirstWithCumulativeChars) {
   for (const fs::path& file : real_sessions()) {
     SCOPED_TRACE(file.filename().string());
-    const NumberedSession session = load_numbered_session(file);
+    const NumberedSession session = internal::load_numbered_session(file);
     const std::vector<ContextUnit> units = context_units(session.messages);
     const Json json = json_of({"units", "--json", file.string()});
     EXPECT_EQ(json.at("messages").get<std::size_t>(), session.messages.size());

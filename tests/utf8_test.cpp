@@ -1,17 +1,18 @@
 // The reference UTF-8 functions (SPEC.md §2.1 strictness, §4 UTF-16 code
 // units): utf8_sequence_length and valid_utf8_prefix (agent_session/
-// text.hpp), utf16_length and json_string_units (internal/utf8.hpp).
+// text.hpp), utf16_length and json_string_units (base/utf8.hpp).
 //
 // Validity is checked without a second decoder: every scalar value's
 // encoding (bench::append_utf8) must be accepted, and counting every byte
 // sequence of a length that is accepted must give exactly the number of
 // scalar values of that length, so nothing else is accepted. The fast
 // path's kernels are checked against these functions (tests/fast/).
-#include "internal/utf8.hpp"
+#include "base/utf8.hpp"
+#include "support/json_string_units.hpp"
 
-#include "agent_session/text.hpp"
-#include "history_generator.hpp"
-#include "internal/canonical.hpp"
+#include "base/printable.hpp"
+#include "support/history_generator.hpp"
+#include "spec/canonical.hpp"
 
 #include <gtest/gtest.h>
 
@@ -129,12 +130,12 @@ std::uint64_t printed_units(unsigned char c) {
 }
 
 TEST(JsonStringUnits, CountsQuotesAndEscapesAsPrinted) {
-  EXPECT_EQ(json_string_units(""), 2u);
-  EXPECT_EQ(json_string_units("a\"\\\n\x01"), 2u + 1 + 2 + 2 + 2 + 6);
-  EXPECT_EQ(json_string_units("\x7F/"), 2u + 1 + 1) << "DEL and / are not escaped";
-  EXPECT_EQ(json_string_units("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"), 2u + 1 + 1 + 2);
+  EXPECT_EQ(test_support::json_string_units(""), 2u);
+  EXPECT_EQ(test_support::json_string_units("a\"\\\n\x01"), 2u + 1 + 2 + 2 + 2 + 6);
+  EXPECT_EQ(test_support::json_string_units("\x7F/"), 2u + 1 + 1) << "DEL and / are not escaped";
+  EXPECT_EQ(test_support::json_string_units("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"), 2u + 1 + 1 + 2);
   for (unsigned c = 0; c < 0x80; ++c) {
-    EXPECT_EQ(json_string_units(std::string(3, static_cast<char>(c))), 2 + 3 * printed_units(static_cast<unsigned char>(c)))
+    EXPECT_EQ(test_support::json_string_units(std::string(3, static_cast<char>(c))), 2 + 3 * printed_units(static_cast<unsigned char>(c)))
         << "byte " << c;
   }
 }
@@ -144,8 +145,8 @@ TEST(JsonStringUnits, IsNulloptExactlyForInvalidUtf8) {
        {bytes({0xC0, 0x80}), bytes({0xE0, 0x9F, 0xBF}), bytes({0xF0, 0x8F, 0xBF, 0xBF}), bytes({0xED, 0xA0, 0x80}),
         bytes({0xF4, 0x90, 0x80, 0x80}), bytes({0x80}), bytes({0xC3}), bytes({0xE4, 0xB8}), bytes({0xF0, 0x9F, 0x98}),
         bytes({0xC3, 0x41}), bytes({0xFF}), bytes({0xF5, 0x80, 0x80, 0x80})}) {
-    EXPECT_EQ(json_string_units("ok" + invalid + "ok"), std::nullopt) << valid_utf8_prefix(invalid);
-    EXPECT_EQ(json_string_units(invalid), std::nullopt);
+    EXPECT_EQ(test_support::json_string_units("ok" + invalid + "ok"), std::nullopt) << valid_utf8_prefix(invalid);
+    EXPECT_EQ(test_support::json_string_units(invalid), std::nullopt);
   }
 }
 
@@ -158,7 +159,7 @@ TEST(JsonStringUnits, IsTheUtf16LengthOfTheLiteralAppendJsonStringPrints) {
     bench::append_utf8(text, c);
     std::string literal;
     append_json_string(literal, text);
-    ASSERT_EQ(json_string_units(text), utf16_length(literal)) << std::hex << static_cast<unsigned>(c);
+    ASSERT_EQ(test_support::json_string_units(text), utf16_length(literal)) << std::hex << static_cast<unsigned>(c);
   }
 }
 

@@ -169,10 +169,6 @@ class SerializationError : public std::invalid_argument {
 // Throws SerializationError (see above).
 std::string to_canonical_json(const Message& message);
 
-// Appends the canonical serialization of `message` to `out`. Same contract
-// as to_canonical_json; on error `out` may hold a partial line.
-void append_canonical_json(std::string& out, const Message& message);
-
 // The canonical JSONL text of `messages`: each canonical line followed by
 // `\n` (what append_session writes, what `agent-session canon` prints).
 // Throws SerializationError.

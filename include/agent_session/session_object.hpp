@@ -27,6 +27,7 @@
 // context costs on every request; the positions cost nothing.
 #pragma once
 
+#include "agent_session/append.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"

@@ -1,13 +1,14 @@
 #include "cli/cli.hpp"
+#include "spec/load.hpp"
 
 #include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
-#include "cli/conform_options.hpp"
+#include "runner/conform_options.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
-#include "agent_session/text.hpp"
+#include "base/printable.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,12 @@
 
 
 namespace agent_session::cli {
+
+using internal::terminal_safe;
+using internal::terminal_line;
+using internal::NumberedSession;
+using internal::load_numbered_session;
+using internal::MissingFile;
 namespace {
 
 constexpr const char* kStdin = "-";
@@ -70,7 +77,7 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
   // Every message is validated before the file is touched, then all go
   // out in one locked write: all or nothing.
-  append_session(file, load_session_from_stream(in), options);
+  append_session(file, internal::load_numbered_session(in).messages, options);
 }
 
 struct Options {
@@ -222,7 +229,7 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   RunOptions run_options;
   auto* run_command = add_run_command(app, run_options);
   // Listed here for --help and the command names; its own parser
-  // (cli/conform_options.hpp) reads its arguments, as the standalone
+  // (runner/conform_options.hpp) reads its arguments, as the standalone
   // agent-session-conform does.
   app.add_subcommand("conform",
                      "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "

@@ -1,6 +1,8 @@
 #include "cli/confined_read.hpp"
+#include "base/utf8.hpp"
 
-#include "agent_session/text.hpp"
+#include "base/descriptor.hpp"
+#include "base/printable.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -22,6 +24,8 @@
 #endif
 
 namespace agent_session::cli {
+
+using internal::valid_utf8_prefix;
 namespace {
 
 namespace fs = std::filesystem;
@@ -39,21 +43,7 @@ constexpr int kDirectoryFlags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 constexpr int kDirectoryFlags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
 #endif
 
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  Descriptor(Descriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Descriptor& operator=(Descriptor&&) = delete;
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using Descriptor = internal::Fd;
 
 // A descriptor, or the errno of the failure (EXDEV: the path leaves the root).
 struct Opened {

@@ -1,11 +1,11 @@
 #include "cli/run_command.hpp"
+#include "base/utf8.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
-#include "agent_session/text.hpp"
-#include "agent_session/text.hpp"
+#include "base/printable.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +19,10 @@
 #include <system_error>
 
 namespace agent_session::cli {
+
+using internal::terminal_safe;
+using internal::terminal_line;
+using internal::valid_utf8_prefix;
 namespace {
 
 namespace fs = std::filesystem;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "agent_session/agent.hpp"
+#include "cli/scripted_client.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,5 @@
 #include "cli/units_command.hpp"
+#include "spec/load.hpp"
 
 #include "agent_session/context.hpp"
 
@@ -9,6 +10,8 @@
 #include <utility>
 
 namespace agent_session::cli {
+
+using internal::NumberedSession;
 namespace {
 
 std::string range(std::size_t first, std::size_t last) {

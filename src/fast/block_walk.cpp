@@ -1,10 +1,11 @@
 // trim_context at the cost of what the packing reaches (SPEC.md §5.2): the
-// packing loop is the reference's (internal/units.hpp); only the answers to
+// packing loop is the reference's (spec/units.hpp); only the answers to
 // its two questions are found differently.
-#include "fast/fast_path.hpp"
+#include "fast/block_walk.hpp"
+#include "fast/measure.hpp"
 
 #include "agent_session/context.hpp"
-#include "internal/units.hpp"
+#include "spec/units.hpp"
 
 #include <algorithm>
 #include <limits>

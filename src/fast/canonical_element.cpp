@@ -1,8 +1,8 @@
 #include "fast/canonical_element.hpp"
 
 #include "fast/js_number.hpp"
-#include "internal/canonical.hpp"
-#include "internal/js_object.hpp"
+#include "spec/canonical.hpp"
+#include "spec/js_object.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,14 @@
-#include "fast/fast_path.hpp"
+#include "fast/measure.hpp"
 
 #include "fast/simd_line_parser.hpp"
 #include "fast/utf8_kernels.hpp"
-#include "internal/canonical.hpp"
-#include "internal/units.hpp"
+#include "spec/canonical.hpp"
+#include "spec/units.hpp"
 
 namespace agent_session::fast {
 namespace {
 
-// The canonical writer's sink (internal/canonical.hpp) that only counts
+// The canonical writer's sink (spec/canonical.hpp) that only counts
 // the UTF-16 code units the line would be.
 struct Utf16CountSink {
   std::uint64_t units = 0;
@@ -35,6 +35,5 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   return chars;
 }
 
-std::unique_ptr<internal::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
 
 }  // namespace agent_session::fast

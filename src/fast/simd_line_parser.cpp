@@ -3,10 +3,10 @@
 #include "agent_session/session.hpp"
 #include "fast/canonical_element.hpp"
 #include "fast/text_buffer.hpp"
-#include "internal/canonical.hpp"
-#include "internal/discriminate.hpp"
-#include "internal/js_object.hpp"
-#include "internal/json_teardown.hpp"
+#include "spec/canonical.hpp"
+#include "spec/discriminate.hpp"
+#include "spec/js_object.hpp"
+#include "spec/json_teardown.hpp"
 
 #include <simdjson.h>
 
@@ -225,5 +225,7 @@ std::optional<Json> SimdLineParser::json(std::string_view line, std::size_t read
   if (!root) return std::nullopt;
   return to_json(*root);
 }
+
+std::unique_ptr<internal::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
 
 }  // namespace agent_session::fast

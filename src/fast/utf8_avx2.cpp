@@ -1,5 +1,6 @@
 // The AVX2 kernel: 32 bytes at a time.
-#include "fast/utf8_kernel_set.hpp"
+#include "fast/utf8_avx2.hpp"
+#include "fast/utf8_swar.hpp"
 
 #ifdef AGENT_SESSION_HAS_X86_KERNELS
 #include "fast/utf8_x86.hpp"

@@ -1,5 +1,5 @@
 // The AVX-512 kernel: 64 bytes at a time.
-#include "fast/utf8_kernel_set.hpp"
+#include "fast/utf8_avx512.hpp"
 
 #ifdef AGENT_SESSION_HAS_X86_KERNELS
 #include "fast/utf8_x86.hpp"

@@ -1,6 +1,7 @@
-// The UTF-8 kernels of utf8_kernels.hpp, one namespace per instruction
-// set (as simdjson lays its kernels out), and what they share. Each
-// returns json_string_units_or_zero's and utf16_length's answers.
+// What the UTF-8 kernels of utf8_kernels.hpp share; each kernel is one
+// namespace per instruction set (as simdjson lays its kernels out), in its
+// own pair of files (utf8_swar, utf8_avx2, utf8_avx512), and returns
+// json_string_units_or_zero's and utf16_length's answers.
 #pragma once
 
 #include <array>
@@ -24,21 +25,8 @@ inline constexpr std::array<std::uint8_t, 128> kEscapeExtraUnits = [] {
 // quotes, so 0 is never a length).
 inline constexpr std::uint64_t kInvalid = 0;
 
-namespace swar {
-std::uint64_t json_string_units(std::string_view text) noexcept;
-std::uint64_t utf16_length(std::string_view text) noexcept;
-}  // namespace swar
+}  // namespace agent_session::fast
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define AGENT_SESSION_HAS_X86_KERNELS 1
-namespace avx2 {
-std::uint64_t json_string_units(std::string_view text) noexcept;
-std::uint64_t utf16_length(std::string_view text) noexcept;
-}  // namespace avx2
-namespace avx512 {
-std::uint64_t json_string_units(std::string_view text) noexcept;
-std::uint64_t utf16_length(std::string_view text) noexcept;
-}  // namespace avx512
 #endif
-
-}  // namespace agent_session::fast

@@ -1,6 +1,8 @@
 #include "fast/utf8_kernels.hpp"
 
-#include "fast/utf8_kernel_set.hpp"
+#include "fast/utf8_avx2.hpp"
+#include "fast/utf8_avx512.hpp"
+#include "fast/utf8_swar.hpp"
 
 namespace agent_session::fast {
 namespace {

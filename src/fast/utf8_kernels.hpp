@@ -1,6 +1,6 @@
 // The fast path's UTF-16 counting, the estimator's innermost loop
 // (SPEC.md §4): the reference's json_string_units and utf16_length
-// (internal/utf8.hpp), with one kernel per instruction set: a portable one
+// (base/utf8.hpp), with one kernel per instruction set: a portable one
 // (8 bytes at a time, SWAR), AVX2 (32 bytes) and AVX-512 (64 bytes, with
 // masked loads for the tail and for short strings). The plain entry points
 // pick the fastest kernel the CPU runs, once, at start up; the `_with`

@@ -1,6 +1,6 @@
 // The portable kernel: 8 bytes at a time in a 64-bit word (SWAR).
-#include "fast/utf8_kernel_set.hpp"
-#include "internal/utf8.hpp"
+#include "fast/utf8_swar.hpp"
+#include "base/utf8.hpp"
 
 #include <cstring>
 
@@ -37,7 +37,7 @@ std::uint64_t json_string_units(std::string_view text) noexcept {
       ++i;
       continue;
     }
-    const std::size_t length = utf8_sequence_length(text, i);
+    const std::size_t length = internal::utf8_sequence_length(text, i);
     if (length == 0) return kInvalid;
     units += length == 4 ? 2 : 1;
     i += length;

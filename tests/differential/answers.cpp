@@ -2,7 +2,7 @@
 #include "differential/answers.hpp"
 
 #include "cli/cli.hpp"
-#include "cli/subprocess.hpp"
+#include "runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // values, each spelled in the many ways JSON allows.
 #include "differential/session_writer.hpp"
 
-#include "history_generator.hpp"  // bench::append_utf8
+#include "support/history_generator.hpp"  // bench::append_utf8
 
 #include <algorithm>
 #include <cmath>

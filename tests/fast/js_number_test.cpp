@@ -6,7 +6,7 @@
 // numbers, and the numbers the benchmarks print.
 #include "fast/js_number.hpp"
 
-#include "internal/js_number.hpp"
+#include "spec/js_number.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ std::vector<double> numbers_to_print() {
     values.push_back(std::nextafter(value, 0.0));
     values.push_back(std::nextafter(value, value * 2));
     values.push_back(static_cast<double>(random() % 1000000) / 7.0);
-    // The load benchmark's numbers (bench/history_generator.cpp): short
+    // The load benchmark's numbers (tests/support/history_generator.cpp): short
     // decimals, and products one rounding away from one (17 digits).
     const auto n = static_cast<double>(random() % 1000000);
     values.push_back(-n / 1000.0);

@@ -10,9 +10,9 @@
 #include "fast/simd_line_parser.hpp"
 
 #include "agent_session/session.hpp"
-#include "internal/json_line.hpp"
-#include "internal/line_parser.hpp"
-#include "internal/loader.hpp"
+#include "spec/json_line.hpp"
+#include "spec/line_parser.hpp"
+#include "spec/load.hpp"
 
 #include <gtest/gtest.h>
 

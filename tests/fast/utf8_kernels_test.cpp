@@ -1,6 +1,6 @@
 // Every kernel of the fast path's json_string_units and utf16_length
 // (src/fast/utf8_kernels.hpp: scalar SWAR, AVX2, AVX-512) against the
-// reference's (internal/utf8.hpp, SPEC.md §2.1 strictness, §4 UTF-16 code
+// reference's (base/utf8.hpp, SPEC.md §2.1 strictness, §4 UTF-16 code
 // units): lengths around every block boundary, every class of invalid
 // UTF-8 at every position, escapes at every position, random texts.
 //
@@ -9,7 +9,8 @@
 // must agree too) and print a loud NOT TESTED line.
 #include "fast/utf8_kernels.hpp"
 
-#include "internal/utf8.hpp"
+#include "base/utf8.hpp"
+#include "support/json_string_units.hpp"
 
 #include <gtest/gtest.h>
 
@@ -86,10 +87,10 @@ class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
   // The kernel's answers equal the reference's; the plain entry points'
   // too (they run the fastest kernel).
   void expect_reference(std::string_view text) {
-    const auto expected = internal::json_string_units(text);
+    const auto expected = test_support::json_string_units(text);
     ASSERT_EQ(json_string_units_with(GetParam(), text), expected)
         << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
-    ASSERT_EQ(json_string_units(text), expected) << "fastest kernel, " << text.size() << " bytes: " << hex(text);
+    ASSERT_EQ(test_support::json_string_units(text), expected) << "fastest kernel, " << text.size() << " bytes: " << hex(text);
     ASSERT_EQ(json_string_units_or_zero(text), expected.value_or(0)) << "fastest kernel, " << hex(text);
     if (expected) {
       const auto units = internal::utf16_length(text);
@@ -100,7 +101,7 @@ class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
   }
 
   void expect_invalid(std::string_view text) {
-    ASSERT_EQ(internal::json_string_units(text), std::nullopt) << "the test's own text is valid: " << hex(text);
+    ASSERT_EQ(test_support::json_string_units(text), std::nullopt) << "the test's own text is valid: " << hex(text);
     expect_reference(text);
   }
 };
@@ -166,7 +167,7 @@ TEST_P(Utf8KernelTest, EveryRangeBoundAtEveryPosition) {
     for (const bool cjk : {false, true}) {
       for (std::size_t offset = 0; offset <= 192; ++offset) {
         const std::string text = embedded(pattern, offset, 196, cjk);
-        ASSERT_NE(internal::json_string_units(text), std::nullopt) << hex(text);
+        ASSERT_NE(test_support::json_string_units(text), std::nullopt) << hex(text);
         expect_reference(text);
       }
     }

@@ -9,8 +9,8 @@
 #include "generators.hpp"
 
 #include "agent_session/context.hpp"
-#include "internal/reference.hpp"
-#include "internal/utf8.hpp"
+#include "spec/reference.hpp"
+#include "base/utf8.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
 #endif
@@ -69,7 +69,7 @@ History maybe_unserializable(History history) {
 
 // The UTF-16 length of `text`, nullopt when it is not valid UTF-8.
 std::optional<std::uint64_t> utf16_units(std::string_view text) {
-  if (valid_utf8_prefix(text) != text.size()) return std::nullopt;
+  if (internal::valid_utf8_prefix(text) != text.size()) return std::nullopt;
   return internal::utf16_length(text);
 }
 

@@ -1,7 +1,7 @@
 // RapidCheck generators for the property tests: messages of the three
 // roles (from value_generators.hpp's strings and JSON tool inputs), structured
 // histories (rounds of user -> assistant with tool calls -> results),
-// the benchmarks' realistic histories (bench/history_generator.hpp), and
+// the benchmarks' realistic histories (tests/support/history_generator.hpp), and
 // budgets near the points where trimming changes its answer.
 //
 // Every generator shrinks towards something small and readable: strings
@@ -18,8 +18,8 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
-#include "history_generator.hpp"
-#include "spec_units.hpp"
+#include "support/history_generator.hpp"
+#include "support/spec_units.hpp"
 #include "value_generators.hpp"
 
 #include <rapidcheck.h>
@@ -240,7 +240,7 @@ inline rc::Gen<std::vector<Message>> history() {
 }
 
 // The first 1 to about 2 size messages of one of the benchmarks' realistic
-// histories (bench/history_generator.hpp: rounds of a user, an assistant
+// histories (tests/support/history_generator.hpp: rounds of a user, an assistant
 // with 1-3 calls, their results, an answer; every content profile).
 // Deterministic in (profile, count), so it shrinks to fewer messages.
 inline rc::Gen<std::vector<Message>> realistic_history() {
@@ -309,7 +309,7 @@ inline std::uint64_t budget(const std::vector<Message>& history, const BudgetCho
     case BudgetChoice::Kind::unit_boundary:
       break;
   }
-  const auto all = spec::units(history);
+  const auto all = test_support::spec::units(history);
   if (all.empty()) return choice.offset > 0 ? 1 : 0;
   const auto& oldest_kept = all[all.size() - 1 - std::min(choice.units, all.size() - 1)];
   const std::uint64_t chars = estimate_context_chars(messages.subspan(oldest_kept.begin));  // > 0

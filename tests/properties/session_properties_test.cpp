@@ -3,6 +3,7 @@
 // their physical lines are swapped for a corrupt variant; the loader must
 // name exactly that line with exactly the right one of the spec's texts.
 #include "generators.hpp"
+#include "agent_session/append.hpp"
 
 #include "agent_session/session.hpp"
 

@@ -8,11 +8,11 @@
 // checks Session::context, which trims with the declarers it keeps,
 // against the reference trim of the same messages.
 #include "generators.hpp"
-#include "spec_units.hpp"
+#include "support/spec_units.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session_object.hpp"
-#include "internal/reference.hpp"
+#include "spec/reference.hpp"
 
 // GoogleTest first: RapidCheck's integration header builds on it.
 #include <gtest/gtest.h>
@@ -62,7 +62,7 @@ Outcome trim(const History& history, std::uint64_t max_chars, Trim trim_with = &
     }
     // The detail names the newest unit (as SPEC.md §5.1 defines it), the
     // characters it needs and the budget, in the text and in the fields.
-    const auto newest = spec::units(history).back();
+    const auto newest = test_support::spec::units(history).back();
     const ContextUnit unit{newest.begin, newest.end, estimate(history, newest.begin, newest.end)};
     RC_ASSERT(error.unit() == unit);
     RC_ASSERT(error.budget() == max_chars);
@@ -131,7 +131,7 @@ RC_GTEST_PROP(TrimProperties, NeverEmpty, ()) {
     RC_ASSERT(std::get<ContextErrorKind>(outcome) == ContextErrorKind::empty_context);
     return;
   }
-  const auto newest = spec::units(history).back();
+  const auto newest = test_support::spec::units(history).back();
   if (estimate(history, newest.begin, newest.end) > max_chars) {
     RC_TAG("newest unit too large");
     RC_ASSERT(std::holds_alternative<ContextErrorKind>(outcome));
@@ -154,7 +154,7 @@ RC_GTEST_PROP(TrimProperties, NoOrphanResult, ()) {
   RC_ASSERT(start.has_value());  // the positions below are the input's
   bool kept_a_declared_result = false;
   for (std::size_t i = *start; i < history.size(); ++i) {
-    if (const auto assistant = spec::declaring_assistant(history, i)) {
+    if (const auto assistant = test_support::spec::declaring_assistant(history, i)) {
       kept_a_declared_result = true;
       // history[*assistant .. i] are all kept exactly when the suffix
       // starts at or before the assistant.
@@ -162,7 +162,7 @@ RC_GTEST_PROP(TrimProperties, NoOrphanResult, ()) {
     }
   }
   RC_TAG(kept_a_declared_result ? "kept a result and its assistant" : "kept no declared result");
-  RC_CLASSIFY(spec::rounds_interleave(history), "interleaved rounds");
+  RC_CLASSIFY(test_support::spec::rounds_interleave(history), "interleaved rounds");
 }
 
 // 3. The output is a contiguous suffix of the input and a concatenation of
@@ -174,8 +174,8 @@ RC_GTEST_PROP(TrimProperties, SuffixOfWholeUnits, ()) {
   if (kept == nullptr) return;
   const auto start = suffix_start(history, *kept);
   RC_ASSERT(start.has_value());
-  RC_ASSERT(spec::allowed_cut(history, *start));
-  RC_TAG(spec::units(history).size() < history.size() ? "some unit has several messages"
+  RC_ASSERT(test_support::spec::allowed_cut(history, *start));
+  RC_TAG(test_support::spec::units(history).size() < history.size() ? "some unit has several messages"
                                                             : "every unit is one message");
 }
 
@@ -199,7 +199,7 @@ RC_GTEST_PROP(TrimProperties, Maximal, ()) {
   RC_ASSERT(start.has_value());
   RC_TAG(*start == 0 ? "kept everything" : "dropped something");
   if (*start == 0) return;
-  const auto all = spec::units(history);
+  const auto all = test_support::spec::units(history);
   const auto next_older = std::find_if(all.begin(), all.end(), [&](const auto& unit) { return unit.end == *start; });
   RC_ASSERT(next_older != all.end());
   RC_ASSERT(estimate(history, next_older->begin, history.size()) > max_chars);
@@ -247,7 +247,7 @@ RC_GTEST_PROP(TrimProperties, Monotone, ()) {
 RC_GTEST_PROP(TrimProperties, ContextUnitsAreWhatTrimmingPacks, ()) {
   const auto [history, max_chars] = any_case();
   const std::vector<ContextUnit> units = context_units(history);
-  const auto reference_units = spec::units(history);
+  const auto reference_units = test_support::spec::units(history);
   RC_ASSERT(units.size() == reference_units.size());
   std::uint64_t total = 0;
   for (std::size_t k = 0; k < units.size(); ++k) {
@@ -285,7 +285,7 @@ RC_GTEST_PROP(TrimProperties, ContextUnitsAreWhatTrimmingPacks, ()) {
 // empty history.
 Outcome by_definition(const History& history, std::uint64_t max_chars) {
   if (history.empty()) return ContextErrorKind::empty_context;
-  const std::vector<bool> allowed = spec::allowed_cuts(history);
+  const std::vector<bool> allowed = test_support::spec::allowed_cuts(history);
   std::vector<std::uint64_t> suffix_chars(history.size() + 1, 0);
   for (std::size_t p = history.size(); p-- > 0;) {
     suffix_chars[p] = suffix_chars[p + 1] + reference::estimate_context_chars(std::span(&history[p], 1));

@@ -7,7 +7,7 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
-#include "history_generator.hpp"
+#include "support/history_generator.hpp"
 
 #include <rapidcheck.h>
 

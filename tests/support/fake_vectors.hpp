@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cli/cli.hpp"
-#include "cli/subprocess.hpp"
+#include "runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 

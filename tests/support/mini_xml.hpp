@@ -6,7 +6,7 @@
 // so a report it reads is one a real consumer reads too.
 #pragma once
 
-#include "history_generator.hpp"  // bench::append_utf8
+#include "support/history_generator.hpp"  // bench::append_utf8
 
 #include <cstddef>
 #include <map>

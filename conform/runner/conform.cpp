@@ -1,0 +1,355 @@
+#include "runner/conform.hpp"
+
+#include "runner/conform_judge.hpp"
+#include "runner/conform_report.hpp"
+#include "runner/conform_select.hpp"
+#include "runner/subprocess.hpp"
+#include "runner/vector_files.hpp"
+#include "base/printable.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <system_error>
+#include <thread>
+
+#include <unistd.h>
+
+namespace agent_session::cli {
+namespace {
+
+using agent_session::internal::terminal_safe;
+
+// What running one vector found.
+struct VectorReport {
+  VectorOutcome outcome;
+  std::string fatal;                  // the runner cannot go on: stop with `fatal_code`
+  int fatal_code = 0;                 // 2: the port cannot be executed; 3: resources ran out
+};
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// Runs `check` with FILE, then with `-`, adding both outcomes. Returns
+// false when a run timed out: the vector's other runs are then skipped
+// (a hanging port costs one timeout per vector), or could not start.
+bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, VectorReport& report) {
+  const Check& check = vector.checks[index];
+  // A year is as good as forever, and keeps the conversion defined.
+  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  // A built-in check runs once, with its own FILE.
+  const bool one_run = !check.file.empty();
+  const std::string files[2] = {one_run ? check.file : vector.input_path.string(), "-"};
+  for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
+    std::vector<std::string> argv = options.command;
+    argv.insert(argv.end(), check.args.begin(), check.args.end());
+    argv.push_back(files[mode]);
+    const auto start = Clock::now();
+    const ProcessResult result =
+        run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout, options.max_output);
+    if (result.end == ProcessEnd::not_started) {
+      report.fatal = result.error;
+      report.fatal_code = 2;
+      return false;
+    }
+    CheckOutcome outcome;
+    outcome.index = index;
+    for (const auto& word : check.args) outcome.words.push_back(terminal_safe(word));
+    outcome.args = joined(outcome.words);
+    outcome.from_stdin = mode == 1;
+    outcome.seconds = seconds_since(start);
+    if (const auto verdict = judge(check, result, timeout)) {
+      outcome.verdict = Verdict::fail;
+      outcome.message = *verdict;
+      outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
+    }
+    report.outcome.checks.push_back(std::move(outcome));
+    // A run that ran out its timeout: the vector's other runs would too.
+    if (result.end == ProcessEnd::timed_out || result.end == ProcessEnd::parent_stopped) {
+      const std::size_t others = vector.checks.size() - index - 1;
+      if (others > 0) report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
+      return false;
+    }
+  }
+  return true;
+}
+
+VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options) {
+  VectorReport report;
+  report.outcome.name = terminal_safe(selected.dir.path.filename().string());
+  report.outcome.skipped = selected.skipped;
+  if (selected.skipped) return report;
+  const auto start = Clock::now();
+  const bool builtin = !selected.dir.missing_file.empty();
+  const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
+  if (!vector.problem.empty()) {
+    report.outcome.problem = terminal_safe(vector.problem);
+    return report;
+  }
+  std::size_t i = 0;
+  while (i < vector.checks.size() && run_check(vector, i, options, report)) ++i;
+  // The runs a timeout skipped, so that the reports list every check.
+  const std::size_t ran = report.outcome.checks.size();
+  std::size_t run = 0;
+  for (std::size_t k = 0; report.fatal.empty() && k < vector.checks.size(); ++k) {
+    for (const bool from_stdin : {false, true}) {
+      if (from_stdin && !vector.checks[k].file.empty()) continue;  // a built-in check runs once
+      if (run++ < ran) continue;
+      CheckOutcome outcome;
+      outcome.index = k;
+      for (const auto& word : vector.checks[k].args) outcome.words.push_back(terminal_safe(word));
+      outcome.args = joined(outcome.words);
+      outcome.from_stdin = from_stdin;
+      outcome.verdict = Verdict::skip;
+      outcome.message = "not run: an earlier run of this vector timed out";
+      report.outcome.checks.push_back(std::move(outcome));
+    }
+  }
+  report.outcome.seconds = seconds_since(start);
+  return report;
+}
+
+// The text form: one line per failing run, both runs of a check on one
+// line when they fail alike, each ending with the command that reproduces
+// it; SKIP for a vector of the skip file.
+std::vector<std::string> failure_lines(const VectorOutcome& vector) {
+  if (vector.skipped) return {"SKIP " + vector.name + " (listed in the skip file)"};
+  if (!vector.problem.empty()) return {"FAIL " + vector.name + ": " + vector.problem};
+  std::vector<std::string> lines;
+  const auto& checks = vector.checks;
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    const CheckOutcome& run = checks[k];
+    if (run.verdict != Verdict::fail) continue;
+    std::string at = run.args + (run.from_stdin ? " -" : " FILE");
+    if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
+        checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
+      at = run.args + " FILE, and with -";
+      ++k;
+    }
+    lines.push_back("FAIL " + vector.name + " (" + at + "): " + run.message + "; reproduce: " + run.reproduce);
+  }
+  return lines;
+}
+
+// Runs the vectors on `jobs` threads and hands each report to `print` in
+// vector order as soon as it and all before it are done. `print` returns
+// false to stop early (the port cannot run); if it throws (standard output
+// failed), the workers stop too before the exception goes on.
+template <typename Print>
+void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& options, Print print) {
+  std::vector<std::optional<VectorReport>> reports(dirs.size());
+  std::mutex mutex;
+  std::condition_variable done;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < dirs.size() && !stop; i = next++) {
+      VectorReport report;
+      try {
+        report = run_vector(dirs[i], options);
+      } catch (const std::system_error& error) {  // no pipes or processes left: stop, do not guess
+        report.fatal = std::string("cannot start the port: ") + error.what();
+      } catch (const std::bad_alloc&) {
+        report.fatal = "out of memory";
+      } catch (const std::exception& error) {
+        report.fatal = error.what();
+      }
+      if (!report.fatal.empty() && report.fatal_code == 0) report.fatal_code = 3;
+      const std::lock_guard lock(mutex);
+      reports[i] = std::move(report);
+      done.notify_all();
+    }
+  };
+  std::vector<std::jthread> workers;
+  try {
+    for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) workers.emplace_back(worker);
+  } catch (const std::system_error&) {
+    if (workers.empty()) throw;  // fewer threads than asked for do the same work
+  }
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    std::unique_lock lock(mutex);
+    done.wait(lock, [&] { return reports[i].has_value(); });
+    VectorReport report = std::move(*reports[i]);
+    lock.unlock();
+    bool go_on = false;
+    try {
+      go_on = print(report);
+    } catch (...) {
+      stop = true;
+      throw;
+    }
+    if (!go_on) {
+      stop = true;
+      return;  // the workers finish their current vector and join
+    }
+  }
+}
+
+// The built-in checks belong to the suite from version 1.1.0 on, which
+// pins them (CHANGELOG.md there): an older copy of the vectors, or a
+// folder without a version, runs as it always did.
+bool runs_builtin_checks(const VectorsVersion& version) {
+  unsigned major = 0, minor = 0;
+  const std::string& text = version.version;
+  const char* end = text.data() + text.size();
+  const auto first = std::from_chars(text.data(), end, major);
+  if (first.ec != std::errc() || first.ptr == end) return false;
+  const auto second = std::from_chars(first.ptr + 1, end, minor);
+  if (second.ec != std::errc()) return false;
+  return major > 1 || (major == 1 && minor >= 1);
+}
+
+// A path that does not exist, for the built-in missing-FILE check: a
+// folder of the temporary directory that is not there.
+std::filesystem::path missing_path() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  fs::path folder;
+  for (unsigned n = 0; n < 1000; ++n) {
+    folder = temp / ("agent-session-conform-" + std::to_string(::getpid()) + "-" + std::to_string(n) + "-absent");
+    // symlink_status reports a missing path as not_found, with `error` set.
+    if (fs::symlink_status(folder, error).type() == fs::file_type::not_found) break;
+  }
+  return folder / "session.jsonl";  // if all of them exist, the check fails, visibly
+}
+
+const char* const kWhereToRun = " (pass --vectors DIR)";
+
+}  // namespace
+
+int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+  const std::string shown_vectors = terminal_safe(options.vectors);
+  const VectorsVersion version = read_vectors_version(options.vectors);
+  if (options.show_version) {
+    out << "agent-session conform " << runner_version() << '\n';
+    if (!version.problem.empty()) {
+      std::error_code ignored;
+      const bool no_folder = !std::filesystem::is_directory(options.vectors, ignored);
+      err << "agent-session: the vectors in '" << shown_vectors << "' have no version: " << version.problem
+          << (no_folder ? kWhereToRun : "") << '\n';
+      return 2;
+    }
+    out << "vectors " << version.version << " (" << shown_vectors << ")\n";
+    return 0;
+  }
+  std::error_code error;
+  const std::vector<VectorDir> dirs = vector_dirs(options.vectors, error);
+  if (error) {
+    // A path that names no folder is the caller's mistake; a folder that
+    // cannot be read (permissions, descriptors, I/O) is not.
+    const bool usage = error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory;
+    err << "agent-session: cannot read the vectors folder '" << shown_vectors << "': " << terminal_safe(error.message())
+        << (usage ? kWhereToRun : "") << '\n';
+    return usage ? 2 : 3;
+  }
+  if (dirs.empty()) {
+    err << "agent-session: no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
+    return 2;
+  }
+  std::vector<VectorDir> all = dirs;
+  if (runs_builtin_checks(version)) {
+    all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path()});
+  }
+  std::vector<SelectedVector> selected;
+  try {
+    selected = select_vectors(all, options.only, options.skip_file);
+  } catch (const std::invalid_argument& problem) {
+    err << "agent-session: " << problem.what() << '\n';
+    return 2;
+  }
+  if (options.list) {
+    for (const auto& vector : selected) out << terminal_safe(vector.dir.path.filename().string()) << '\n';
+    out.flush();
+    return 0;
+  }
+  if (options.command.empty()) {
+    err << "agent-session: conform needs the port's command line after -- (agent-session conform -- CMD ARGS...)\n";
+    return 2;
+  }
+  if (!version.problem.empty() && !options.reports.empty()) {
+    err << "agent-session: warning: the vectors in '" << shown_vectors << "' have no version (" << version.problem
+        << "); the reports say \"unknown\"\n";
+  }
+  RunOutcome run;
+  run.runner_version = std::string(runner_version());
+  run.vectors_version = version.version;
+  run.vectors_version_problem = version.problem;
+  run.vectors = shown_vectors;
+  for (const auto& word : options.command) run.command.push_back(terminal_safe(word));
+  run.strict = options.strict;
+  const bool tap = options.format == "tap";
+  if (tap) write_tap_header(selected.size(), out);
+  const auto start = Clock::now();
+  std::optional<VectorReport> fatal;
+  run_all(selected, options, [&](VectorReport& report) {
+    if (!report.fatal.empty()) {
+      fatal = std::move(report);
+      return false;
+    }
+    const VectorOutcome& vector = report.outcome;
+    ++(vector.skipped ? run.skipped : vector.failed() ? run.failed : run.passed);
+    if (tap) {
+      write_tap_vector(vector, run.results.size() + 1, out);
+    } else {
+      for (const auto& line : failure_lines(vector)) out << line << '\n';
+    }
+    out.flush();
+    run.results.push_back(std::move(report.outcome));
+    return true;
+  });
+  if (fatal) {
+    if (tap) out << "Bail out! " << terminal_safe(fatal->fatal) << '\n';
+    err << "agent-session: " << terminal_safe(fatal->fatal) << '\n';
+    return fatal->fatal_code;
+  }
+  run.seconds = seconds_since(start);
+  out << (tap ? "# " : "") << run.passed << " passed, " << run.failed << " failed";
+  if (run.skipped > 0) out << ", " << run.skipped << " skipped";
+  out << '\n';
+  out.flush();
+  bool reports_written = true;  // each is tried: one that fails leaves the others to CI
+  for (const auto& report : options.reports) {
+    const auto equals = report.find('=');
+    const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
+    errno = 0;
+    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+    if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
+    stream.close();
+    if (!stream) {
+      err << "agent-session: cannot write the " << kind << " report '" << terminal_safe(file)
+          << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
+      reports_written = false;
+    }
+  }
+  if (!reports_written) return 3;
+  if (run.failed > 0) return 1;
+  if (options.strict && run.skipped > 0) {
+    err << "agent-session: --strict: " << run.skipped << " vectors skipped\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace agent_session::cli

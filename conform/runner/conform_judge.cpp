@@ -1,0 +1,149 @@
+#include "runner/conform_judge.hpp"
+
+#include "base/printable.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
+namespace agent_session::cli {
+namespace {
+
+using agent_session::internal::terminal_safe;
+
+// Checks the shape README.md promises, so a typo in a vector fails loudly
+// instead of passing vacuously.
+Check parse_check(const nlohmann::json& json) {
+  Check check;
+  check.args = json.at("args").get<std::vector<std::string>>();
+  // An exit status is a byte; any other number (1e100, -1, 1.5) would be
+  // converted, not compared, and out of an int's range undefinedly so.
+  const auto& exit = json.at("exit");
+  if (!exit.is_number_integer() || exit.get<std::int64_t>() < 0 || exit.get<std::int64_t>() > 255 ||
+      (exit.is_number_unsigned() && exit.get<std::uint64_t>() > 255)) {
+    throw std::runtime_error("exit must be an integer from 0 to 255");
+  }
+  check.exit = exit.get<int>();
+  if (check.exit == 0) check.stdout_bytes = json.at("stdout").get<std::string>();
+  if (check.exit == 1) check.error = json.at("error").get<std::string>();
+  return check;
+}
+
+// `text` in double quotes, escaped as terminal_safe does.
+std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
+
+// At most `limit` bytes from `from`, marking cuts with "...".
+std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
+  from = std::min(from, text.size());
+  std::string shown = printable(text.substr(from, limit));
+  if (from > 0) shown.insert(0, "...");
+  if (from + limit < text.size()) shown += "...";
+  return shown;
+}
+
+// "stdout differs at byte 12 (line 2): expected "...", got "...""
+std::string describe_difference(const std::string& expected, const std::string& actual) {
+  const auto [e, a] = std::mismatch(expected.begin(), expected.end(), actual.begin(), actual.end());
+  const auto at = static_cast<std::size_t>(e - expected.begin());
+  const auto line = 1 + std::count(expected.begin(), e, '\n');
+  const std::size_t from = at > 20 ? at - 20 : 0;
+  std::ostringstream text;
+  text << "stdout differs at byte " << at << " (line " << line << "): expected " << excerpt(expected, from, 60)
+       << ", got " << excerpt(actual, from, 60);
+  if (expected.size() != actual.size()) {
+    text << " (" << expected.size() << " bytes expected, " << actual.size() << " got)";
+  }
+  return text.str();
+}
+
+std::string stderr_hint(const ProcessResult& result) {
+  if (result.err.empty()) return "";
+  return "; stderr: " + excerpt(result.err, 0, 160);
+}
+
+// Whether `text` contains `part`, ASCII letters compared without case.
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  const auto at = std::search(text.begin(), text.end(), part.begin(), part.end(),
+                              [&](char a, char b) { return lower(a) == lower(b); });
+  return at != text.end() || part.empty();
+}
+
+}  // namespace
+
+Vector missing_file_vector(const std::filesystem::path& missing) {
+  Vector vector;
+  vector.name = kMissingFileVector;
+  vector.input_path = missing;
+  for (std::vector<std::string> args : {std::vector<std::string>{"check"}, {"estimate"}, {"canon"},
+                                        {"trim", "--max-chars", "100"}}) {
+    Check check;
+    check.args = std::move(args);
+    check.exit = 3;
+    check.file = missing.string();
+    check.quiet_stdout = true;
+    check.stderr_mentions = {"no such file", missing.string()};
+    vector.checks.push_back(std::move(check));
+  }
+  return vector;
+}
+
+Vector load_vector(const VectorDir& dir) {
+  Vector vector;
+  vector.name = dir.path.filename().string();
+  vector.input_path = dir.path / "input.jsonl";
+  if (!dir.problem.empty()) {
+    vector.problem = "unusable vector: " + dir.problem;
+    return vector;
+  }
+  try {
+    vector.input = read_vector_file(dir.path, "input.jsonl");
+    const auto expect = nlohmann::json::parse(read_vector_file(dir.path, "expect.json"));
+    for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
+    if (vector.checks.empty()) vector.problem = "expect.json has no checks";
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's problem, not the vector's
+  } catch (const std::exception& error) {
+    vector.problem = std::string("unusable vector: ") + error.what();
+  }
+  return vector;
+}
+
+// Why `result` fails `check`, or nothing when it passes.
+std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout) {
+  if (result.end != ProcessEnd::exited) return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
+  if (result.exit_code != check.exit) {
+    return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) + stderr_hint(result);
+  }
+  if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
+  if (check.exit == 1 && !contains_error(result.err, check.error)) {
+    return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
+           (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+  }
+  if (check.quiet_stdout && !result.out.empty()) {
+    return "stdout is not empty (" + std::to_string(result.out.size()) + " bytes: " + excerpt(result.out, 0, 60) +
+           "), expected nothing after a failure";
+  }
+  for (const auto& mention : check.stderr_mentions) {
+    if (!contains_ignoring_case(result.err, mention)) {
+      return "stderr lacks " + printable(mention) + " (letter case aside)" +
+             (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+    }
+  }
+  return std::nullopt;
+}
+
+bool contains_error(const std::string& stderr_text, const std::string& expected) {
+  if (expected.empty()) return false;
+  for (auto at = stderr_text.find(expected); at != std::string::npos; at = stderr_text.find(expected, at + 1)) {
+    const std::string_view rest = std::string_view(stderr_text).substr(at + expected.size(), 2);
+    if (rest.empty() || rest[0] == '\n' || rest == ": ") return true;
+  }
+  return false;
+}
+
+}  // namespace agent_session::cli

@@ -1,0 +1,57 @@
+// The vectors' reader and judge for `agent-session conform`: a vector's
+// checks as expect.json states them (corpus/conformance/README.md
+// "Layout"), and why a run of the port fails one, as one printable line.
+#pragma once
+
+#include "runner/subprocess.hpp"
+#include "runner/vector_files.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agent_session::cli {
+
+// One entry of a vector's expect.json "checks".
+struct Check {
+  std::vector<std::string> args;
+  int exit = 0;
+  std::string stdout_bytes;  // compared when exit is 0
+  std::string error;         // looked for on stderr when exit is 1
+  // The built-in checks' (missing_file_vector) only:
+  std::string file;                          // FILE for the one run (none with `-`)
+  bool quiet_stdout = false;                 // standard output must be empty
+  std::vector<std::string> stderr_mentions;  // standard error must contain each, ASCII letter case aside
+};
+
+struct Vector {
+  std::string name;
+  std::filesystem::path input_path;
+  std::string input;
+  std::vector<Check> checks;
+  std::string problem;  // why the vector itself is unusable (a failure, never a skip)
+};
+
+// The vector in `dir`; `problem` set (never an exception, but for memory)
+// when its files or its expect.json are not what README.md promises.
+Vector load_vector(const VectorDir& dir);
+
+// The runner's built-in vector, named kMissingFileVector: `check`,
+// `estimate`, `canon` and `trim --max-chars 100` on `missing`, a path
+// that does not exist, must exit 3 with standard output empty and a line
+// on standard error naming the path and saying "no such file", letter
+// case aside (SPEC.md §6). Each check runs once, with that path.
+inline constexpr const char* kMissingFileVector = "builtin_missing_file";
+Vector missing_file_vector(const std::filesystem::path& missing);
+
+// Why `result` fails `check`, or nothing when it passes; every untrusted
+// byte escaped (terminal_safe).
+std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout);
+
+// Whether `stderr_text` contains `expected` followed by the end of a line
+// or by ": " (so that "line 1" never passes for "line 12").
+bool contains_error(const std::string& stderr_text, const std::string& expected);
+
+}  // namespace agent_session::cli

@@ -1,0 +1,208 @@
+#include "runner/conform_options.hpp"
+
+#include "runner/conform.hpp"
+
+#include "base/printable.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using agent_session::internal::terminal_safe;
+
+[[noreturn]] void usage(const std::string& message) { throw ConformUsageError{message}; }
+
+std::string quoted(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
+
+// A whole number from `low` to `high`: decimal digits only, as --jobs and
+// --max-output take.
+std::size_t whole_number(std::string_view name, std::string_view text, std::size_t low, std::size_t high) {
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!digits || error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+    usage(std::string(name) + ": " + quoted(text) + " is not a whole number from " + std::to_string(low) + " to " +
+          std::to_string(high));
+  }
+  return value;
+}
+
+// Seconds: a finite number above zero (NaN and infinity cannot become a
+// duration).
+double seconds(std::string_view text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      !(value > 0)) {
+    usage("--timeout: " + quoted(text) + " is not a finite number of seconds above 0");
+  }
+  return value;
+}
+
+std::string report(std::string_view text) {
+  const bool kind = text.starts_with("junit=") || text.starts_with("json=");
+  if (!kind || text.find('=') + 1 == text.size()) usage("--report: " + quoted(text) + " is not junit=FILE or json=FILE");
+  return std::string(text);
+}
+
+std::string format(std::string_view text) {
+  if (text != "text" && text != "tap") usage("--format: " + quoted(text) + " is neither text nor tap");
+  return std::string(text);
+}
+
+// Options that take a value, and whether they may be repeated.
+struct ValueOption {
+  std::string_view name;
+  bool repeatable;
+};
+constexpr ValueOption kValueOptions[] = {{"--vectors", false}, {"--timeout", false},   {"--jobs", false},
+                                         {"--max-output", false}, {"--only", true},   {"--skip-file", false},
+                                         {"--format", false},  {"--report", true}};
+constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict"};
+
+void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
+  if (name == "--vectors") options.vectors = value;
+  if (name == "--timeout") options.timeout_seconds = seconds(value);
+  if (name == "--jobs") options.jobs = static_cast<unsigned>(whole_number(name, value, 1, 64));
+  if (name == "--max-output") options.max_output = whole_number(name, value, 1, std::size_t{1} << 30);
+  if (name == "--only") options.only.emplace_back(value);
+  if (name == "--skip-file") options.skip_file = value;
+  if (name == "--format") options.format = format(value);
+  if (name == "--report") options.reports.push_back(report(value));
+}
+
+void set_flag(ConformOptions& options, std::string_view name) {
+  if (name == "-h" || name == "--help") options.show_help = true;
+  if (name == "--version") options.show_version = true;
+  if (name == "--list") options.list = true;
+  if (name == "--strict") options.strict = true;
+}
+
+}  // namespace
+
+ConformOptions parse_conform_options(const std::vector<std::string>& args) {
+  ConformOptions options;
+  std::vector<std::string_view> given;  // value options seen, to refuse a second --timeout
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view word = args[i];
+    if (word == "--") {
+      options.command.insert(options.command.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (word.size() < 2 || word[0] != '-') {
+      options.command.emplace_back(word);
+      continue;
+    }
+    const auto equals = word.find('=');
+    const std::string_view name = word.substr(0, equals);
+    bool known = false;
+    for (const std::string_view flag : kFlags) {
+      if (name != flag) continue;
+      if (equals != std::string_view::npos) usage(std::string(name) + " takes no value");
+      set_flag(options, name);
+      known = true;
+    }
+    for (const ValueOption& option : kValueOptions) {
+      if (name != option.name) continue;
+      if (!option.repeatable) {
+        for (const std::string_view seen : given) {
+          if (seen == name) usage(std::string(name) + " is given twice; it takes one value");
+        }
+        given.push_back(option.name);
+      }
+      if (equals != std::string_view::npos) {
+        set_value(options, name, word.substr(equals + 1));
+      } else if (i + 1 < args.size()) {
+        set_value(options, name, args[++i]);
+      } else {
+        usage(std::string(name) + " needs a value");
+      }
+      known = true;
+    }
+    if (!known) usage("unknown option " + quoted(word));
+  }
+  const bool vectors_given = std::find(given.begin(), given.end(), "--vectors") != given.end();
+  if (!vectors_given) options.vectors = default_vectors_folder();
+  return options;
+}
+
+std::string conform_help(std::string_view program) {
+  const std::string name(program);
+  return "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, then again "
+         "with - and the input on standard input. Exit 0: every vector passed; 1: some failed.\n"
+         "Usage: " + name + " [OPTIONS] [-- CMD...]\n"
+         "\n"
+         "Positionals:\n"
+         "  CMD TEXT ...                the port's command line, after --\n"
+         "\n"
+         "Options:\n"
+         "  -h,--help                   Print this help message and exit\n"
+         "  --vectors TEXT              the vectors' folder (default: the installed vectors, "
+         "<prefix>/share/agent-session/conformance, or in a build tree the source tree's corpus/conformance)\n"
+         "  --timeout FLOAT:(POSITIVE) AND (FINITE)=10\n"
+         "                              seconds one run may take; then it is killed and fails\n"
+         "  --jobs UINT:UINT in [1 - 64]=1\n"
+         "                              vectors run at once\n"
+         "  --max-output UINT:UINT in [1 - 1073741824]=1048576\n"
+         "                              bytes kept of each output stream of a run; a port that writes more is "
+         "killed and fails\n"
+         "  --version                   print the runner's and the vectors' versions\n"
+         "  --list                      print the vectors' names (after --only), one a line; run nothing\n"
+         "  --only TEXT ...             run only the vectors whose name matches this glob (repeatable)\n"
+         "  --skip-file TEXT            vectors not to run: one name a line, # comments; they are counted and "
+         "printed as skipped\n"
+         "  --strict                    a skipped vector fails the run (exit 1)\n"
+         "  --format TEXT:{text,tap}=text\n"
+         "                              standard output: text (FAIL lines) or tap (TAP version 14)\n"
+         "  --report TEXT:KIND=FILE ... junit=FILE or json=FILE, written after the run (repeatable)\n"
+         "\n"
+         "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
+         "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
+         "skipped any; names and the port's output are escaped. Exit 2: usage error (no vectors folder, no CMD or "
+         "one that cannot run, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
+         "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
+         "Examples:\n  " + name + " -- node tests/oracle/cli.mjs\n"
+         "  " + name + " --timeout 5 --jobs 2 -- ./my-port --strict\n"
+         "  " + name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
+}
+
+std::string default_vectors_folder() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed = self.parent_path() / ".." / "share" / "agent-session" / "conformance";
+    if (fs::is_directory(installed, error)) return installed.lexically_normal().string();
+  }
+#ifdef AGENT_SESSION_CONFORMANCE_VECTORS
+  if (fs::is_directory(AGENT_SESSION_CONFORMANCE_VECTORS, error)) return AGENT_SESSION_CONFORMANCE_VECTORS;
+#endif
+  return "corpus/conformance";
+}
+
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
+                 std::ostream& err) {
+  ConformOptions options;
+  try {
+    options = parse_conform_options(args);
+  } catch (const ConformUsageError& error) {
+    err << "agent-session: conform: " << error.message << " (" << program << " --help shows the usage)\n";
+    return 2;
+  }
+  if (options.show_help) {
+    out << conform_help(program);
+    out.flush();
+    return 0;
+  }
+  return run_conformance(options, out, err);
+}
+
+}  // namespace agent_session::cli

@@ -1,0 +1,64 @@
+// The conformance runner's command line, parsed by hand so that the
+// runner needs nothing but the standard library, POSIX and nlohmann/json
+// (it is built alone by conform/CMakeLists.txt). Both entry points,
+// `agent-session conform ...` and `agent-session-conform ...`, call
+// conform_main with the words after their name.
+//
+// Example:
+//   agent-session-conform --timeout 5 --report junit=out.xml -- ./my-port
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agent_session::cli {
+
+struct ConformOptions {
+  std::string vectors = "corpus/conformance";  // the parser's default: default_vectors_folder()
+  double timeout_seconds = 10;                 // per run of the port; then it is killed and the check fails
+  unsigned jobs = 1;                           // vectors run at once
+  std::size_t max_output = std::size_t{1} << 20;  // bytes kept per output stream of a run; more fails the check
+  std::vector<std::string> command;            // the port: CMD [ARGS...]; not needed by --version, --list
+  bool show_version = false;                   // print the runner's and the vectors' versions, run nothing
+  bool list = false;                           // print the chosen vectors' names, run nothing
+  std::vector<std::string> only;               // fnmatch globs: run the vectors matching any (all when empty)
+  std::string skip_file;                       // vectors not to run, one name a line; counted as skipped
+  bool strict = false;                         // a skipped vector fails the run
+  std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
+  std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
+  bool show_help = false;                      // -h, --help: print conform_help, run nothing
+};
+
+// What `args` (the words after the program's name) ask for. Throws
+// ConformUsageError with one line ("--jobs: 0 is not a whole number from 1
+// to 64") for an unknown option, a missing or bad value, or an option
+// given twice that takes one value. Without --vectors, `vectors` is
+// default_vectors_folder(). Before `--`, a word that starts with
+// `-` (but `-` itself) is an option, `--name=value` as `--name value`;
+// every other word, and every word after `--`, is the port's command line.
+struct ConformUsageError {
+  std::string message;
+};
+ConformOptions parse_conform_options(const std::vector<std::string>& args);
+
+// The --help text; `program` is how the runner was called
+// ("agent-session conform", "agent-session-conform").
+std::string conform_help(std::string_view program);
+
+// The vectors used when --vectors is not given: the first folder that
+// exists of `<this executable's folder>/../share/agent-session/conformance`
+// (an installed runner), the source tree's corpus/conformance (a runner
+// in its build tree: AGENT_SESSION_CONFORMANCE_VECTORS), else
+// corpus/conformance relative to the current directory.
+std::string default_vectors_folder();
+
+// Parses `args` and runs the vectors (run_conformance, runner/conform.hpp),
+// or prints the help. A usage error is one line on `err`, ending with how
+// to see the help, and exit 2. A failed write to `out` throws, as `out` does.
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
+                 std::ostream& err);
+
+}  // namespace agent_session::cli

@@ -1,0 +1,115 @@
+#include "runner/conform_select.hpp"
+
+#include "base/printable.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include <fnmatch.h>
+
+#ifndef AGENT_SESSION_VERSION
+#error "AGENT_SESSION_VERSION (the CMake project's VERSION) must be defined"
+#endif
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using agent_session::internal::terminal_safe;
+
+bool is_number(std::string_view text) {
+  if (text.empty() || (text.size() > 1 && text[0] == '0')) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string_view trimmed(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// A skip-file line without its comment: `#` at the start of the line or
+// after a blank starts one ("y_x   # not yet: surrogates").
+std::string_view without_comment(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(0, i);
+  }
+  return line;
+}
+
+}  // namespace
+
+std::string_view runner_version() noexcept { return AGENT_SESSION_VERSION; }
+
+bool is_semantic_version(std::string_view text) noexcept {
+  const auto first = text.find('.');
+  if (first == std::string_view::npos) return false;
+  const auto second = text.find('.', first + 1);
+  if (second == std::string_view::npos) return false;
+  return is_number(text.substr(0, first)) && is_number(text.substr(first + 1, second - first - 1)) &&
+         is_number(text.substr(second + 1));
+}
+
+VectorsVersion read_vectors_version(const fs::path& vectors) {
+  std::string text;
+  try {
+    text = read_vector_file(vectors, "VERSION");
+  } catch (const std::runtime_error& error) {
+    return {"", terminal_safe(error.what())};
+  }
+  std::string_view version = text;
+  if (!version.empty() && version.back() == '\n') version.remove_suffix(1);
+  if (!is_semantic_version(version)) {
+    return {"", "VERSION holds \"" + terminal_safe(text.substr(0, 40)) + (text.size() > 40 ? "\"..." : "\"") +
+                    ", not MAJOR.MINOR.PATCH"};
+  }
+  return {std::string(version), ""};
+}
+
+std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, const std::vector<std::string>& only,
+                                           const std::string& skip_file) {
+  std::map<std::string, bool, std::less<>> skipped;  // every vector's name: listed in the skip file?
+  for (const auto& dir : all) skipped.emplace(dir.path.filename().string(), false);
+  if (!skip_file.empty()) {
+    const fs::path path(skip_file);
+    const std::string shown = "skip file '" + terminal_safe(skip_file) + "'";
+    std::string text;
+    try {
+      text = read_vector_file(path.parent_path(), path.filename().string());
+    } catch (const std::runtime_error& error) {
+      throw std::invalid_argument(shown + ": " + terminal_safe(error.what()));
+    }
+    std::size_t number = 0;
+    for (std::size_t at = 0; at < text.size();) {
+      const auto end = std::min(text.find('\n', at), text.size());
+      const std::string_view name = trimmed(without_comment(std::string_view(text).substr(at, end - at)));
+      ++number;
+      at = end + 1;
+      if (name.empty()) continue;
+      const auto found = skipped.find(name);
+      if (found == skipped.end()) {
+        throw std::invalid_argument(shown + " line " + std::to_string(number) + ": no vector named \"" +
+                                    terminal_safe(name) + "\"");
+      }
+      found->second = true;
+    }
+  }
+  std::vector<SelectedVector> selected;
+  std::vector<bool> used(only.size(), false);
+  for (const auto& dir : all) {
+    const std::string name = dir.path.filename().string();
+    bool chosen = only.empty();
+    for (std::size_t i = 0; i < only.size(); ++i) {
+      if (::fnmatch(only[i].c_str(), name.c_str(), 0) == 0) chosen = used[i] = true;
+    }
+    if (chosen) selected.push_back({dir, skipped.find(name)->second});
+  }
+  for (std::size_t i = 0; i < only.size(); ++i) {
+    if (!used[i]) throw std::invalid_argument("--only '" + terminal_safe(only[i]) + "' matches no vector");
+  }
+  return selected;
+}
+
+}  // namespace agent_session::cli

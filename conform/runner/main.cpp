@@ -1,0 +1,32 @@
+// agent-session-conform: the conformance runner on its own, the same code
+// as `agent-session conform` (runner/conform_options.hpp). Built by
+// conform/CMakeLists.txt with nothing but the standard library, POSIX and
+// nlohmann/json.
+#include "runner/conform_options.hpp"
+#include "base/std_streams.hpp"
+
+#include "base/printable.hpp"
+
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  // A closed pipe or a full disk on standard output is exit 3 with the
+  // reason, never a signal or an exit 0 with the output lost.
+  agent_session::internal::StandardStreams streams;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    const int code = agent_session::cli::conform_main(args, "agent-session-conform", streams.out(), std::cerr);
+    streams.out().flush();
+    return code;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "agent-session: out of memory\n";
+  } catch (const std::exception& error) {
+    std::cerr << "agent-session: " << agent_session::internal::terminal_line(error.what()) << '\n';
+  }
+  return 3;
+}

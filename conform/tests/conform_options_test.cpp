@@ -1,0 +1,161 @@
+// The conformance runner's hand-written option parser
+// (runner/conform_options.hpp): every option in both spellings, the port's
+// command line, one-line usage errors with exit 2, the help, and the
+// default vectors folder.
+#include "runner/conform_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::ConformOptions;
+using cli::parse_conform_options;
+
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse_conform_options(args);
+  } catch (const cli::ConformUsageError& error) {
+    return error.message;
+  }
+  return "(no error)";
+}
+
+struct MainRun {
+  int exit_code;
+  std::string out, err;
+};
+
+MainRun conform_main(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = cli::conform_main(args, "agent-session-conform", out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ConformOptions, DefaultsWithoutArguments) {
+  const ConformOptions options = parse_conform_options({});
+  EXPECT_EQ(options.vectors, cli::default_vectors_folder());
+  EXPECT_EQ(options.timeout_seconds, 10);
+  EXPECT_EQ(options.jobs, 1u);
+  EXPECT_EQ(options.max_output, std::size_t{1} << 20);
+  EXPECT_TRUE(options.command.empty());
+  EXPECT_FALSE(options.show_version || options.list || options.strict || options.show_help);
+  EXPECT_EQ(options.format, "text");
+}
+
+TEST(ConformOptions, EveryOptionInBothSpellings) {
+  for (const bool equals : {false, true}) {
+    std::vector<std::string> args;
+    const auto add = [&](const std::string& name, const std::string& value) {
+      if (equals) {
+        args.push_back(name + "=" + value);
+      } else {
+        args.insert(args.end(), {name, value});
+      }
+    };
+    add("--vectors", "v");
+    add("--timeout", "2.5");
+    add("--jobs", "64");
+    add("--max-output", "1073741824");
+    add("--only", "y_*");
+    add("--only", "n_a=b");  // only the first = splits
+    add("--skip-file", "skip.txt");
+    add("--format", "tap");
+    add("--report", "junit=a.xml");
+    add("--report", "json=b.json");
+    args.insert(args.end(), {"--version", "--list", "--strict"});
+    const ConformOptions options = parse_conform_options(args);
+    EXPECT_EQ(options.vectors, "v");
+    EXPECT_EQ(options.timeout_seconds, 2.5);
+    EXPECT_EQ(options.jobs, 64u);
+    EXPECT_EQ(options.max_output, std::size_t{1} << 30);
+    EXPECT_EQ(options.only, (std::vector<std::string>{"y_*", "n_a=b"}));
+    EXPECT_EQ(options.skip_file, "skip.txt");
+    EXPECT_EQ(options.format, "tap");
+    EXPECT_EQ(options.reports, (std::vector<std::string>{"junit=a.xml", "json=b.json"}));
+    EXPECT_TRUE(options.show_version && options.list && options.strict);
+  }
+}
+
+TEST(ConformOptions, EverythingAfterTheSeparatorIsThePortsCommandLine) {
+  const ConformOptions options =
+      parse_conform_options({"--jobs", "2", "--", "./port", "--strict", "--", "-", "--timeout=x"});
+  EXPECT_EQ(options.command, (std::vector<std::string>{"./port", "--strict", "--", "-", "--timeout=x"}));
+  EXPECT_FALSE(options.strict);
+  // Before --, a word that is no option starts the command line too.
+  EXPECT_EQ(parse_conform_options({"node", "cli.mjs", "-"}).command, (std::vector<std::string>{"node", "cli.mjs", "-"}));
+  EXPECT_TRUE(parse_conform_options({"-h"}).show_help);
+  EXPECT_TRUE(parse_conform_options({"--help"}).show_help);
+}
+
+TEST(ConformOptions, BadValuesAreUsageErrorsThatNameTheOptionAndValue) {
+  EXPECT_EQ(usage_error({"--jobs", "0"}), "--jobs: \"0\" is not a whole number from 1 to 64");
+  EXPECT_EQ(usage_error({"--timeout", "nan"}), "--timeout: \"nan\" is not a finite number of seconds above 0");
+  EXPECT_EQ(usage_error({"--report", "xml=a"}), "--report: \"xml=a\" is not junit=FILE or json=FILE");
+  EXPECT_EQ(usage_error({"--format", "xml"}), "--format: \"xml\" is neither text nor tap");
+  for (const char* bad : {"", "65", "-1", "1.5", "+2", " 2", "2 ", "0x2", "99999999999999999999999"}) {
+    EXPECT_NE(usage_error({"--jobs", bad}).find("--jobs: "), std::string::npos) << bad;
+  }
+  for (const char* bad : {"", "0", "-1", "inf", "-inf", "nan", "1e400", "5s", " 5"}) {
+    EXPECT_NE(usage_error({"--timeout", bad}).find("--timeout: "), std::string::npos) << bad;
+  }
+  for (const char* bad : {"0", "1073741825", "-5"}) {
+    EXPECT_NE(usage_error({"--max-output", bad}).find("--max-output: "), std::string::npos) << bad;
+  }
+  for (const char* bad : {"junit=", "json=", "junit", "=a", ""}) {
+    EXPECT_NE(usage_error({"--report", bad}).find("--report: "), std::string::npos) << bad;
+  }
+  EXPECT_EQ(usage_error({"--timeout", "1e-3"}), "(no error)");
+  EXPECT_EQ(usage_error({"--jobs", "007"}), "(no error)");
+}
+
+TEST(ConformOptions, UnknownMissingRepeatedAndValuedFlags) {
+  EXPECT_EQ(usage_error({"--bogus"}), "unknown option \"--bogus\"");
+  EXPECT_EQ(usage_error({"-x"}), "unknown option \"-x\"");
+  EXPECT_EQ(usage_error({"--jobs"}), "--jobs needs a value");
+  EXPECT_EQ(usage_error({"--vectors", "a", "--vectors", "b"}), "--vectors is given twice; it takes one value");
+  EXPECT_EQ(usage_error({"--timeout=1", "--timeout", "2"}), "--timeout is given twice; it takes one value");
+  EXPECT_EQ(usage_error({"--strict=yes"}), "--strict takes no value");
+  EXPECT_EQ(usage_error({"--bad\x1b[2J"}), "unknown option \"--bad\\x1b[2J\"");  // escaped for a terminal
+}
+
+TEST(ConformMain, AUsageErrorIsOneLineAndExitTwo) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--jobs", "0"}, {"--frobnicate"}, {"--timeout"}, {"--format", "xml", "--", "x"}}) {
+    const MainRun r = conform_main(args);
+    EXPECT_EQ(r.exit_code, 2) << args.front();
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.rfind("agent-session: conform: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.err.ends_with(" (agent-session-conform --help shows the usage)\n")) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+}
+
+TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
+  const MainRun r = conform_main({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("Usage: agent-session-conform [OPTIONS]"), std::string::npos) << r.out;
+  for (const char* option : {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list",
+                             "--only", "--skip-file", "--strict", "--format", "--report", "Examples:"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  }
+  EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
+}
+
+TEST(ConformMain, TheDefaultVectorsAreTheSourceTreesInABuildTree) {
+  // No share/agent-session/conformance beside this test binary, so the
+  // runner falls back to the source tree it was built from.
+  EXPECT_EQ(fs::canonical(cli::default_vectors_folder()),
+            fs::canonical(fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance"));
+  const MainRun r = conform_main({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("vectors 1.1.0 ("), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace agent_session

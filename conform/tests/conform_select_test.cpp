@@ -1,0 +1,203 @@
+// What `agent-session conform` runs and which suite it is
+// (conform/runner/conform_select.hpp): the vectors' VERSION and CHANGELOG.md,
+// --version, --list, --only, --skip-file and --strict.
+#include "runner/conform_select.hpp"
+#include "support/fake_vectors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::conform;
+using test_support::conform_binary;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::shell_port;
+
+const fs::path kVectors = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance";
+
+std::string file_text(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// A port that answers every check of kOneMessage right and records each
+// run's FILE in `log`, so a test sees which vectors ran.
+std::vector<std::string> logging_port(const fs::path& log) {
+  return shell_port("echo \"$2\" >> '" + log.string() + "'; printf '1 messages\\n'");
+}
+
+std::size_t lines_in(const fs::path& path) {
+  std::ifstream file(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(file, line);) ++n;
+  return n;
+}
+
+TEST(SemanticVersion, ThreeNumbersWithoutLeadingZerosAndNothingElse) {
+  for (const char* good : {"0.0.0", "1.0.0", "10.20.30", "1.0.12345678901234567890"}) {
+    EXPECT_TRUE(cli::is_semantic_version(good)) << good;
+  }
+  for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.00.0", "1.0.01", "1.0.0\n", " 1.0.0", "1.0.0-rc1",
+                          "v1.0.0", "1..0", "1.0.", ".1.0", "1.x.0", "1.0.0 "}) {
+    EXPECT_FALSE(cli::is_semantic_version(bad)) << bad;
+  }
+}
+
+TEST(VectorsVersion, TheCorpusVersionIsSemanticAndHasAChangelogSection) {
+  const auto version = cli::read_vectors_version(kVectors);
+  ASSERT_EQ(version.problem, "");
+  EXPECT_TRUE(cli::is_semantic_version(version.version)) << version.version;
+  EXPECT_EQ(file_text(kVectors / "VERSION"), version.version + "\n");
+  // Every release names what changed for a port.
+  EXPECT_NE(file_text(kVectors / "CHANGELOG.md").find("\n## " + version.version + " ("), std::string::npos);
+}
+
+TEST(ConformVersion, PrintsTheRunnersAndTheVectorsVersions) {
+  const std::string vectors = cli::read_vectors_version(kVectors).version;
+  const auto r = conform_binary(kVectors, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::regex shape("agent-session conform (.*)\nvectors (.*) \\((.*)\\)\n");
+  std::smatch parts;
+  ASSERT_TRUE(std::regex_match(r.out, parts, shape)) << r.out;
+  EXPECT_EQ(parts[1], std::string(cli::runner_version()));
+  EXPECT_TRUE(cli::is_semantic_version(parts[1].str())) << parts[1];
+  EXPECT_EQ(parts[2], vectors);
+  EXPECT_EQ(parts[3], kVectors.string());
+}
+
+TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
+  add("y_one", "{}\n", kOneMessage);
+  auto r = conform(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "agent-session conform " + std::string(cli::runner_version()) + "\n");
+  EXPECT_EQ(r.err, "agent-session: the vectors in '" + dir_.string() +
+                       "' have no version: cannot open VERSION: No such file or directory\n");
+  for (const std::string bad : {"1.0\n", "1.0.0\n\n", "v1.0.0\n", "1.0.0\x1b[2J\n", ""}) {
+    std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << bad;
+    r = conform(dir_, {}, {"--version"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("have no version: VERSION holds \""), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\", not MAJOR.MINOR.PATCH\n"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  }
+  // Run from the wrong folder: the usual hint.
+  r = conform(dir_ / "missing", {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("No such file or directory (pass --vectors DIR)\n"),
+            std::string::npos)
+      << r.err;
+  std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << "2.3.4";  // the newline is optional
+  r = conform(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nvectors 2.3.4 ("), std::string::npos) << r.out;
+}
+
+TEST_F(FakeVectors, ListPrintsTheNamesInOrderAndRunsNothing) {
+  add("y_b", "{}\n", kOneMessage);
+  add("y_a", "{}\n", kOneMessage);
+  add("n_c", "{}\n", kOneMessage);
+  const fs::path log = dir_ / "log";  // a file, so no vector
+  EXPECT_EQ(conform(dir_, logging_port(log), {"--list"}).out, "n_c\ny_a\ny_b\n");
+  EXPECT_FALSE(fs::exists(log));
+  const auto r = conform(dir_, {}, {"--list", "--only", "y_*"});  // needs no CMD
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "y_a\ny_b\n");
+}
+
+TEST_F(FakeVectors, OnlyRunsTheVectorsMatchingAnyGlob) {
+  for (const char* name : {"y_trim_a", "y_trim_b", "y_canon_a", "n_trim_a"}) add(name, "{}\n", kOneMessage);
+  const fs::path log = dir_ / "log";
+  auto r = conform(dir_, logging_port(log), {"--only", "y_trim_*"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n");
+  EXPECT_EQ(lines_in(log), 4u);  // two vectors, FILE and -
+  fs::remove(log);
+  r = conform(dir_, logging_port(log), {"--only", "*_a", "--only", "y_trim_?"});
+  EXPECT_EQ(r.out, "4 passed, 0 failed\n");
+  // A pattern that matches nothing is a typo, not an empty success.
+  r = conform(dir_, logging_port(log), {"--only", "y_trim_*", "--only", "y_tirm_*"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "agent-session: --only 'y_tirm_*' matches no vector\n");
+}
+
+TEST_F(FakeVectors, SkippedVectorsAreNotRunButCountedAndPrinted) {
+  for (const char* name : {"y_a", "y_b", "y_c", "y_d"}) add(name, "{}\n", kOneMessage);
+  const fs::path skip = dir_ / "skip.txt";
+  std::ofstream(skip) << "# not yet in our port\n\n  y_b  \r\ny_d # surrogates: next release\n\t# y_a\n";
+  const fs::path log = dir_ / "log";
+  const auto r = conform(dir_, logging_port(log), {"--skip-file", skip.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "SKIP y_b (listed in the skip file)\n"
+            "SKIP y_d (listed in the skip file)\n"
+            "2 passed, 0 failed, 2 skipped\n");
+  EXPECT_EQ(lines_in(log), 4u);
+  EXPECT_EQ(file_text(log).find("y_b"), std::string::npos);
+  // With --only, only the chosen vectors count.
+  const auto some = conform(dir_, logging_port(log), {"--skip-file", skip.string(), "--only", "y_[ab]"});
+  EXPECT_EQ(some.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
+}
+
+TEST_F(FakeVectors, StrictFailsOnAnySkip) {
+  add("y_a", "{}\n", kOneMessage);
+  add("y_b", "{}\n", kOneMessage);
+  const fs::path skip = dir_ / "skip.txt";
+  std::ofstream(skip) << "y_b\n";
+  const auto port = shell_port("printf '1 messages\\n'");
+  auto r = conform(dir_, port, {"--skip-file", skip.string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
+  EXPECT_EQ(r.err, "agent-session: --strict: 1 vectors skipped\n");
+  EXPECT_EQ(conform(dir_, port, {"--strict"}).exit_code, 0);
+  std::ofstream(skip, std::ios::trunc) << "# nothing skipped\n";
+  r = conform(dir_, port, {"--skip-file", skip.string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n");
+}
+
+TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {
+  add("y_one", "{}\n", kOneMessage);
+  const fs::path skip = dir_ / "skip.txt";
+  std::ofstream(skip) << "y_one\n\n# fine so far\ny_oen\n";
+  const auto port = shell_port("printf '1 messages\\n'");
+  auto r = conform(dir_, port, {"--skip-file", skip.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "agent-session: skip file '" + skip.string() + "' line 4: no vector named \"y_oen\"\n");
+  // Names are exact: no glob, no case folding, no escape forged in the error.
+  for (const std::string name : {"y_*", "Y_ONE", "y_one\x1b[2J"}) {
+    std::ofstream(skip, std::ios::trunc) << name << "\n";
+    r = conform(dir_, port, {"--skip-file", skip.string()});
+    EXPECT_EQ(r.exit_code, 2) << name;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  }
+  r = conform(dir_, port, {"--skip-file", (dir_ / "missing.txt").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.txt': cannot open missing.txt: No such file or directory\n"), std::string::npos) << r.err;
+  r = conform(dir_, port, {"--skip-file", dir_.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a directory, not a regular file"), std::string::npos) << r.err;
+}
+
+TEST_F(FakeVectors, NoCommandIsAUsageErrorOnlyWhenSomethingMustRun) {
+  add("y_one", "{}\n", kOneMessage);
+  const auto r = conform(dir_, {});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("conform needs the port's command line after --"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace agent_session

@@ -1,0 +1,21 @@
+#include "library/loadable_lines.hpp"
+
+#include "agent_session/append.hpp"
+#include "agent_session/session.hpp"
+#include "spec/canonical.hpp"
+
+namespace agent_session::internal {
+
+std::string loadable_lines(std::span<const Message> messages) {
+  std::string lines;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const std::size_t start = lines.size();
+    StringSink sink{lines};
+    write_message(sink, messages[i]);
+    if (lines.size() - start > kMaxLineBytes) throw MessageTooLong(i, messages.size(), lines.size() - start);
+    lines.push_back('\n');
+  }
+  return lines;
+}
+
+}  // namespace agent_session::internal

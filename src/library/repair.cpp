@@ -1,0 +1,193 @@
+#include "agent_session/repair.hpp"
+
+#include "agent_session/session.hpp"
+#include "library/pending_sync.hpp"
+#include "library/posix_file.hpp"
+#include "base/utf8.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+constexpr std::size_t kExcerptBytes = 80;
+constexpr std::size_t kExcerptTailBytes = 16;
+
+void append_printable(std::string& out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+}
+
+// A short excerpt a terminal can show safely: the start of the line and,
+// for a long one, its end too (where a torn line stops).
+std::string printable_excerpt(std::string_view line) {
+  std::string out;
+  if (line.size() <= kExcerptBytes) {
+    append_printable(out, line);
+    return out;
+  }
+  append_printable(out, line.substr(0, kExcerptBytes - kExcerptTailBytes));
+  out += " ... ";
+  append_printable(out, line.substr(line.size() - kExcerptTailBytes));
+  return out;
+}
+
+// Byte offset where physical line `line` (1-based) starts.
+std::size_t offset_of_line(std::string_view bytes, std::size_t line) {
+  std::size_t offset = 0;
+  for (std::size_t n = 1; n < line; ++n) offset = bytes.find('\n', offset) + 1;
+  return offset;
+}
+
+std::size_t non_empty_lines_before(std::string_view bytes, std::size_t offset) {
+  std::size_t count = 0;
+  std::size_t start = 0;
+  while (start < offset) {
+    const std::size_t end = bytes.find('\n', start);
+    if (end > start) ++count;
+    start = end + 1;
+  }
+  return count;
+}
+
+// `<name>.bak-20261130T023000Z`: sorts by time, names its origin.
+std::string backup_suffix() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, ".bak-%Y%m%dT%H%M%SZ", &utc);
+  return stamp;
+}
+
+constexpr int kBackupAttempts = 1000;
+// ".bak-yyyymmddThhmmssZ" and "-999", the longest tail a backup name gets.
+constexpr std::size_t kBackupTailBytes = 21 + 4;
+// "~" and eight hex digits: what stands for the cut part of a long name.
+constexpr std::size_t kHashBytes = 9;
+
+// The longest file name the session's directory takes: NAME_MAX (255 on
+// Linux's filesystems), or less where the filesystem says so.
+std::size_t longest_name_in(const std::filesystem::path& dir) {
+  const long longest = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  return longest > 0 ? static_cast<std::size_t>(longest) : 255;
+}
+
+// FNV-1a: a short, stable tag for the whole name, so that two long names
+// that share their first bytes still get backup names of their own.
+std::uint32_t name_hash(std::string_view name) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+// The part of the backup name before `.bak-`: the session's own name when
+// the whole backup name fits the directory's limit, else as many of its
+// first bytes as fit (never half a UTF-8 character) and `~<hash>`. Every
+// name `append` accepts can then be repaired (SPEC.md §8).
+std::string backup_stem(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const std::size_t longest = longest_name_in(path.parent_path());
+  if (name.size() + kBackupTailBytes <= longest) return name;
+  std::size_t keep = longest > kBackupTailBytes + kHashBytes ? longest - kBackupTailBytes - kHashBytes : 0;
+  keep = internal::character_boundary_before(name, std::min(keep, name.size()));
+  char tag[16];
+  std::snprintf(tag, sizeof tag, "~%08x", static_cast<unsigned>(name_hash(name)));
+  return name.substr(0, keep) + tag;
+}
+
+std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
+  const std::filesystem::path base = path.parent_path() / (backup_stem(path) + backup_suffix());
+  return internal::write_new_file_synced(
+      bytes,
+      [&](int attempt) {
+        return attempt == 0 ? base : std::filesystem::path(base.string() + "-" + std::to_string(attempt));
+      },
+      kBackupAttempts);
+}
+
+// A torn last line that is a pending-sync mark (library/pending_sync.hpp)
+// of this boot ends a batch that was never acknowledged: the repair cuts
+// the batch too, as the next append would, so that a retry of the failed
+// append writes it once (SPEC.md §8). From another boot, the mark alone.
+SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis found) {
+  if (found.health != SessionHealth::torn_tail) return found;
+  const auto cut = internal::pending_sync_cut(bytes);
+  if (!cut || *cut == found.offset) return found;
+  found.offset = static_cast<std::size_t>(*cut);
+  found.messages = non_empty_lines_before(bytes, found.offset);
+  found.line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(found.offset), '\n')) + 1;
+  found.error += " (the pending-sync mark of an append that failed and could not roll back: its batch, from byte " +
+                 std::to_string(found.offset) + ", was never acknowledged and is cut too)";
+  return found;
+}
+
+}  // namespace
+
+SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
+  SessionDiagnosis found;
+  found.size = bytes.size();
+  try {
+    found.messages = load_session_from_memory(bytes).size();
+    found.missing_final_newline = !bytes.empty() && bytes.back() != '\n';
+    return found;
+  } catch (const SessionError& error) {
+    found.line = error.line();
+    found.error = error.what();
+  }
+  found.offset = offset_of_line(bytes, found.line);
+  const std::size_t end = bytes.find('\n', found.offset);
+  // Only an unterminated last line can be a write cut short; a bad line
+  // with a newline after it was written whole, or damaged later.
+  found.health = end == std::string_view::npos ? SessionHealth::torn_tail : SessionHealth::corrupt;
+  found.messages = non_empty_lines_before(bytes, found.offset);
+  found.excerpt = printable_excerpt(bytes.substr(found.offset, end == std::string_view::npos ? end : end - found.offset));
+  return found;
+}
+
+SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
+  const std::optional<std::string> bytes = internal::read_regular_file_if_exists(path);
+  if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
+  return with_pending_sync(*bytes, diagnose_session_bytes(*bytes));
+}
+
+RepairResult repair_session(const std::filesystem::path& path) {
+  // Exclusive for the whole diagnose-backup-cut: no append can slip a
+  // line in between, and no append in progress looks torn.
+  internal::LockedFile file = internal::LockedFile::for_repair(path);
+  const std::string bytes = file.read_all();
+  RepairResult result{with_pending_sync(bytes, diagnose_session_bytes(bytes)), false, std::nullopt};
+  if (result.diagnosis.health != SessionHealth::torn_tail) return result;
+  result.backup = write_backup(path, bytes);
+  try {
+    file.truncate_and_sync(result.diagnosis.offset);
+  } catch (const std::system_error& error) {
+    throw std::system_error(error.code(), std::string(error.what()) + " (the backup " + result.backup->string() +
+                                              " holds the file as it was)");
+  }
+  result.repaired = true;
+  return result;
+}
+
+}  // namespace agent_session

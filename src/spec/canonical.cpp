@@ -1,0 +1,64 @@
+#include "spec/canonical.hpp"
+
+#include "spec/js_number.hpp"
+#include "spec/js_object.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace agent_session::internal {
+
+void append_canonical_value(std::string& out, const Json& value, int depth) {
+  using Type = Json::value_t;
+  if ((value.is_object() || value.is_array()) && depth > kMaxNestingDepth) {
+    throw SerializationError("nesting deeper than 512 levels");
+  }
+  const auto number = [&out](double number) {
+    if (!std::isfinite(number)) throw SerializationError("number is not finite");
+    append_js_number(out, number);
+  };
+  switch (value.type()) {
+    case Type::null: out += "null"; return;
+    case Type::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case Type::string: append_json_string(out, value.get_ref<const std::string&>()); return;
+    // Every number is a double, as in JavaScript (SPEC.md §3).
+    case Type::number_integer: number(static_cast<double>(value.get<std::int64_t>())); return;
+    case Type::number_unsigned: number(static_cast<double>(value.get<std::uint64_t>())); return;
+    case Type::number_float: number(value.get<double>()); return;
+    case Type::array: {
+      out += '[';
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (i > 0) out += ',';
+        append_canonical_value(out, value[i], depth + 1);
+      }
+      out += ']';
+      return;
+    }
+    case Type::object: {
+      // JavaScript's property order; a loaded object is in it already, one
+      // built in memory may not be.
+      std::vector<const Json::object_t::value_type*> members;
+      for (const auto& member : *value.get_ptr<const Json::object_t*>()) members.push_back(&member);
+      std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
+        const bool a_index = is_array_index(a->first), b_index = is_array_index(b->first);
+        if (a_index != b_index) return a_index;
+        return a_index && std::stoul(a->first) < std::stoul(b->first);
+      });
+      out += '{';
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (i > 0) out += ',';
+        append_json_string(out, members[i]->first);
+        out += ':';
+        append_canonical_value(out, members[i]->second, depth + 1);
+      }
+      out += '}';
+      return;
+    }
+    case Type::binary:
+    case Type::discarded: break;
+  }
+  throw SerializationError("value has no JSON form");
+}
+
+}  // namespace agent_session::internal

@@ -1,0 +1,73 @@
+#include "agent_session/context.hpp"
+
+#include "spec/reference.hpp"
+#include "spec/seam.hpp"
+#include "spec/units.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace agent_session {
+
+ContextError::ContextError(ContextErrorKind kind, std::optional<std::size_t> message_index, const std::string& what)
+    : std::runtime_error(what), kind_(kind), message_index_(message_index) {}
+
+namespace {
+
+std::string unit_exceeds_text(const ContextUnit& unit, std::uint64_t budget) {
+  const std::string messages = unit.end - unit.begin == 1
+                                   ? "message " + std::to_string(unit.begin)
+                                   : "messages " + std::to_string(unit.begin) + "-" + std::to_string(unit.end - 1);
+  return "context budget cannot contain the smallest consistent message unit: the newest unit, " + messages +
+         ", is " + std::to_string(unit.chars) + " characters; the budget is " + std::to_string(budget);
+}
+
+}  // namespace
+
+ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
+    : ContextError(unit, budget, unit_exceeds_text(unit, budget)) {}
+
+ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what)
+    : std::runtime_error(what), kind_(ContextErrorKind::unit_exceeds_budget), unit_(unit), budget_(budget) {}
+
+std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
+  // One forward pass: the latest assistant seen declaring an id is the
+  // nearest earlier one for what follows.
+  internal::work_counters().declarer_steps += messages.size();
+  std::vector<std::optional<std::size_t>> declarer(messages.size());
+  std::unordered_map<std::string_view, std::size_t> latest;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (const auto* assistant = std::get_if<AssistantMessage>(&messages[i])) {
+      for (const auto& call : assistant->tool_calls) latest[call.id] = i;
+    } else if (const auto* result = std::get_if<ToolResultMessage>(&messages[i])) {
+      if (auto it = latest.find(result->tool_call_id); it != latest.end()) declarer[i] = it->second;
+    }
+  }
+  return declarer;
+}
+
+std::vector<ContextUnit> context_units(std::span<const Message> messages) {
+  const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
+  std::vector<ContextUnit> units;
+  internal::for_each_unit_newest_first(
+      messages.size(), [&](std::size_t p) { return declarer[p]; },
+      [&](std::size_t p) { return internal::message_chars(messages, p, reference::measure); },
+      [&](const ContextUnit& unit) {
+        units.push_back(unit);
+        return true;
+      });
+  std::reverse(units.begin(), units.end());
+  return units;
+}
+
+std::uint64_t estimate_context_chars(std::span<const Message> messages) {
+  return seam::estimate_context_chars(messages);
+}
+
+std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
+  return seam::trim_context(messages, max_chars);
+}
+
+}  // namespace agent_session

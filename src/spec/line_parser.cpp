@@ -1,0 +1,27 @@
+#include "spec/line_parser.hpp"
+
+#include "agent_session/session.hpp"
+#include "spec/discriminate.hpp"
+#include "spec/json_line.hpp"
+#include "spec/json_teardown.hpp"
+
+#include <utility>
+#include <variant>
+
+namespace agent_session::internal {
+
+Message JsonLineParser::parse(std::string_view line, std::size_t line_number, std::size_t) {
+  auto parsed = parse_json_line(line);
+  if (auto* detail = std::get_if<std::string>(&parsed)) {
+    throw SessionError(SessionErrorKind::invalid_json, line_number, *detail);
+  }
+  Json& json = std::get<Json>(parsed);
+  const TornDownOnExit torn_down(json);
+  auto verdict = discriminate_record(std::move(json));
+  if (auto* reason = std::get_if<std::string>(&verdict)) {
+    throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);
+  }
+  return std::move(std::get<Message>(verdict));
+}
+
+}  // namespace agent_session::internal

@@ -1,0 +1,65 @@
+#include "spec/line_reader.hpp"
+
+#include "agent_session/session.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace agent_session::internal {
+namespace {
+
+constexpr std::size_t kPiece = std::size_t{1} << 20;
+
+}  // namespace
+
+LineReader::LineReader(ReadSome read_some, std::size_t read_ahead, std::optional<std::uint64_t> size_hint)
+    : read_some_(std::move(read_some)),
+      read_ahead_(read_ahead),
+      // Room for the whole input and the read that finds its end.
+      first_capacity_(size_hint && *size_hint < kPiece ? static_cast<std::size_t>(*size_hint) + 1 : kPiece) {}
+
+std::optional<LineReader::Line> LineReader::next() {
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    if (const void* newline = std::memchr(start + scanned_, '\n', end_ - begin_ - scanned_)) {
+      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - start);
+      if (length > kMaxLineBytes) throw LineTooLong(number_ + 1);
+      begin_ += length + 1;
+      scanned_ = 0;
+      return Line{{start, length}, ++number_, true, buffer_.size() - (begin_ - 1)};
+    }
+    scanned_ = end_ - begin_;
+    if (scanned_ > kMaxLineBytes) throw LineTooLong(number_ + 1);
+    if (at_end_) {
+      if (begin_ == end_) return std::nullopt;
+      const std::size_t length = end_ - begin_;
+      begin_ = end_;
+      scanned_ = 0;
+      return Line{{start, length}, ++number_, false, buffer_.size() - end_};
+    }
+    // Keep the unfinished line, at the front; grow for a line longer than
+    // the buffer, up to the longest line there is room for.
+    std::memmove(buffer_.data(), start, scanned_);
+    begin_ = 0;
+    end_ = scanned_;
+    if (end_ == capacity_) {
+      capacity_ = capacity_ == 0 ? first_capacity_ : std::min(2 * capacity_, kMaxLineBytes + 1);
+      buffer_.resize(capacity_ + read_ahead_, ' ');
+    }
+    const std::size_t got = read_some_(buffer_.data() + end_, capacity_ - end_);
+    if (got == 0) at_end_ = true;
+    end_ += got;
+  }
+}
+
+LineReader::ReadSome read_from(std::string_view bytes) {
+  return [bytes](char* buffer, std::size_t size) mutable {
+    const std::size_t got = std::min(size, bytes.size());
+    bytes.copy(buffer, got);
+    bytes.remove_prefix(got);
+    return got;
+  };
+}
+
+}  // namespace agent_session::internal

@@ -1,0 +1,129 @@
+#include "agent_session/message.hpp"
+
+#include "spec/canonical.hpp"
+#include "spec/discriminate.hpp"
+#include "spec/json_line.hpp"
+#include "spec/json_teardown.hpp"
+
+#include <type_traits>
+#include <utility>
+
+namespace agent_session {
+
+namespace {
+
+// The canonical text of a tool call's input, or nullopt when it has none.
+std::optional<std::string> printed_input(const Json& value) {
+  std::string text;
+  try {
+    internal::append_canonical_value(text, value, internal::kToolInputDepth);
+  } catch (const SerializationError&) {
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<Message> to_optional(internal::Verdict&& verdict) {
+  if (auto* message = std::get_if<Message>(&verdict)) return std::move(*message);
+  return std::nullopt;
+}
+
+}  // namespace
+
+ToolInput::ToolInput(const Json& value) {
+  if (auto text = printed_input(value)) {
+    canonical_json_ = std::move(*text);
+  } else {
+    unprintable_ = value;
+  }
+}
+
+ToolInput::ToolInput(Json&& value) {
+  if (auto text = printed_input(value)) {
+    canonical_json_ = std::move(*text);
+  } else {
+    unprintable_ = std::move(value);
+  }
+}
+
+ToolInput::ToolInput(ToolInput&& other) noexcept
+    : canonical_json_(std::move(other.canonical_json_)), unprintable_(std::move(other.unprintable_)) {
+  other.become_null();
+}
+
+// An unprintable value is a tree built in memory: destroyed without
+// allocating (json_teardown.hpp), as noexcept and destructors must.
+ToolInput::~ToolInput() {
+  if (unprintable_) internal::tear_down(*unprintable_);
+}
+
+ToolInput& ToolInput::operator=(ToolInput&& other) noexcept {
+  if (this != &other) {
+    if (unprintable_) internal::tear_down(*unprintable_);
+    canonical_json_ = std::move(other.canonical_json_);
+    unprintable_ = std::move(other.unprintable_);
+    other.become_null();
+  }
+  return *this;
+}
+
+// "null" fits the string's inline buffer: no allocation, so no throw.
+void ToolInput::become_null() noexcept {
+  canonical_json_.assign("null");
+  unprintable_.reset();
+}
+
+Json ToolInput::value() const {
+  if (unprintable_) return *unprintable_;
+  // Canonical text is JSON that parse_json_line always accepts.
+  return std::get<Json>(internal::parse_json_line(canonical_json_));
+}
+
+std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
+  if (unprintable_) return std::nullopt;
+  return canonical_json_;
+}
+
+bool operator==(const ToolInput& a, const ToolInput& b) {
+  if (a.unprintable_ || b.unprintable_) return a.unprintable_ == b.unprintable_;
+  return a.canonical_json_ == b.canonical_json_;
+}
+
+const char* role_of(const Message& message) noexcept {
+  static constexpr const char* kRoles[] = {"user", "assistant", "tool"};
+  return kRoles[message.index()];
+}
+
+std::optional<Message> parse_session_message(const Json& json) {
+  return to_optional(internal::discriminate_record(json));
+}
+
+std::optional<Message> parse_session_message(Json&& json) {
+  return to_optional(internal::discriminate_record(json));
+}
+
+std::optional<std::string> describe_invalid_record(const Json& json) {
+  auto verdict = internal::discriminate_record(json);
+  if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
+  return std::nullopt;
+}
+
+
+std::string to_canonical_json(const Message& message) {
+  std::string out;
+  internal::StringSink sink{out};
+  internal::write_message(sink, message);
+  return out;
+}
+
+std::string to_canonical_jsonl(std::span<const Message> messages) {
+  std::string text;
+  internal::StringSink sink{text};
+  for (const auto& message : messages) {
+    internal::write_message(sink, message);
+    text.push_back('\n');
+  }
+  return text;
+}
+
+}  // namespace agent_session

@@ -1,0 +1,40 @@
+#include "agent_session/session.hpp"
+
+#include "spec/line_reader.hpp"
+#include "spec/load.hpp"
+
+#include <cerrno>
+#include <system_error>
+
+namespace agent_session {
+namespace {
+
+std::string session_error_text(SessionErrorKind kind, std::size_t line, const std::string& detail) {
+  std::string text = kind == SessionErrorKind::invalid_json ? "invalid session JSON at line "
+                                                            : "invalid session record at line ";
+  text += std::to_string(line);
+  if (!detail.empty()) text += ": " + detail;
+  return text;
+}
+
+}  // namespace
+
+SessionError::SessionError(SessionErrorKind kind, std::size_t line, const std::string& detail)
+    : std::runtime_error(session_error_text(kind, line, detail)), kind_(kind), line_(line), detail_(detail) {}
+
+LineTooLong::LineTooLong(std::size_t line)
+    : std::system_error(EFBIG, std::generic_category(),
+                        "cannot load line " + std::to_string(line) + ": it is longer than " +
+                            std::to_string(kMaxLineBytes) + " bytes, the longest line this implementation loads"),
+      line_(line) {}
+
+std::vector<Message> load_session(const std::filesystem::path& path) {
+  return internal::load_numbered_session(path).messages;
+}
+
+// A piece of `bytes` at a time, as from a file: one way through the loader.
+std::vector<Message> load_session_from_memory(std::string_view bytes) {
+  return internal::load_lines(internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
+}
+
+}  // namespace agent_session
