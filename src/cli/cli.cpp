@@ -284,6 +284,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return code;
   } catch (const UsageError& error) {
     return reported(err, error, kUsage);
+  } catch (const PromptError& error) {
+    return reported(err, error, kUsage);
   } catch (const SessionError& error) {
     return reported(err, error, kInvalid);
   } catch (const ContextError& error) {
