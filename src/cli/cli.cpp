@@ -91,6 +91,11 @@ void add_sync_flag(CLI::App* command, Options& options) {
                     "the lines survive a power loss once the command returns");
 }
 
+// "1 message", "N messages" (`check` keeps "N messages" always: SPEC.md §6).
+std::string messages(std::size_t count) {
+  return std::to_string(count) + (count == 1 ? " message" : " messages");
+}
+
 // `repair`: prints what it found on `out`; exit 0 when the file loads (or
 // was just repaired), 1 when it does not.
 int repair(const std::string& file, bool apply, std::ostream& out) {
@@ -98,7 +103,7 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
   const RepairResult result = apply ? repair_session(file) : RepairResult{diagnose_session(file), false, {}};
   const SessionDiagnosis& found = result.diagnosis;
   if (found.health == SessionHealth::valid) {
-    out << "valid: " << found.messages << " messages, " << found.size << " bytes\n";
+    out << "valid: " << messages(found.messages) << ", " << found.size << " bytes\n";
     if (found.missing_final_newline) out << "note: the last line has no newline; the next append adds one\n";
     return kOk;
   }
@@ -107,17 +112,23 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
       << " (" << found.size - found.offset << " bytes to the end of the file)\n"
       << "excerpt: \"" << found.excerpt << "\"\n"
       << "error: " << found.error << '\n';
+  if (!torn && found.last_line) {
+    out << "not repaired: line " << found.line
+        << " is the last line, but it ends in a newline: it was written whole (or damaged since), not cut short "
+           "by a crash, so a person must look; nothing was changed\n";
+    return kInvalid;
+  }
   if (!torn) {
     out << "not repaired: the damage is before the last line, so a person must look; nothing was changed\n";
     return kInvalid;
   }
   if (!result.repaired) {
     out << "nothing changed; `agent-session repair --apply " << terminal_line(file) << "` backs the file up, then cuts it to "
-        << found.offset << " bytes, keeping the " << found.messages << " complete messages\n";
+        << found.offset << " bytes, keeping the complete " << messages(found.messages) << "\n";
     return kInvalid;
   }
   out << "backup: " << terminal_line(result.backup->string()) << "\n"
-      << "repaired: cut to " << found.offset << " bytes; " << found.messages << " messages kept\n";
+      << "repaired: cut to " << found.offset << " bytes; " << messages(found.messages) << " kept\n";
   return kOk;
 }
 
