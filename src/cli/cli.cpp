@@ -70,7 +70,19 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
   // Every message is validated before the file is touched, then all go
   // out in one locked write: all or nothing.
-  append_session(file, load_session_from_stream(in), options);
+  std::vector<Message> messages;
+  try {
+    messages = load_session_from_stream(in);
+  } catch (const SessionError& error) {
+    // The spec's text stays first; the line is standard input's, not FILE's.
+    const std::string_view what = error.what();
+    const std::size_t colon = what.find(": ");
+    const std::string detail = colon == std::string_view::npos ? "" : std::string(what.substr(colon + 2)) + " ";
+    throw SessionError(error.kind(), error.line(),
+                       detail + "(line " + std::to_string(error.line()) +
+                           " of standard input; nothing was appended to " + file + ")");
+  }
+  append_session(file, messages, options);
 }
 
 struct Options {
