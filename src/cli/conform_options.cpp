@@ -194,9 +194,12 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
   try {
     options = parse_conform_options(args);
   } catch (const ConformUsageError& error) {
-    err << "agent-session: conform: " << error.message << " (" << program << " --help shows the usage)\n";
+    // `agent-session: conform: ...` in our CLI, `agent-session-conform: ...` on its own.
+    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program))
+        << ": " << error.message << " (" << program << " --help shows the usage)\n";
     return 2;
   }
+  options.program = std::string(program);
   if (options.show_help) {
     out << conform_help(program);
     out.flush();
