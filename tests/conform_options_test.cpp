@@ -157,6 +157,14 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
+  // Every runner option of an example comes before --: after it, a word is the port's.
+  EXPECT_NE(r.out.find("agent-session-conform --strict --timeout 5 --jobs 2 -- ./my-port\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("./my-port --"), std::string::npos) << r.out;
+  // Repeatable options say so, and take one value each time.
+  EXPECT_NE(r.out.find("--report KIND=FILE "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--only GLOB "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("TEXT ..."), std::string::npos) << r.out;
 }
 
 TEST(ConformMain, TheDefaultVectorsAreTheSourceTreesInABuildTree) {
