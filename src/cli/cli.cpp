@@ -234,7 +234,12 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                             "Print the session's units (SPEC §5.1), newest first, with their sizes and cumulative "
                             "sizes: what fits in a budget N is read off the list. Not part of the protocol.",
                             "agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
-  units->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
+  units->add_flag("--json", options.json,
+                  "one JSON object (docs/units-and-stats.md); its begin and end are half-open, 0-based message "
+                  "positions: \"begin\":460,\"end\":462 is the table's 460-461");
+  units->footer(
+      "The table's messages and lines are inclusive ranges: messages 460-461 are messages 460 and 461 (0-based), "
+      "lines their physical 1-based lines.\nExample:\n  agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
   auto* stats = add_command(app, options, "stats",
                             "Print messages by role, tool calls, orphan results, pending calls, units, the "
                             "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
