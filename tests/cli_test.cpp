@@ -157,6 +157,22 @@ TEST_F(CliFile, AppendCreatesAMissingFile) {
   EXPECT_EQ(contents(), kUser + "\n");
 }
 
+// CLI11's own wording ("At Most 1 required but received 2", "The
+// following argument was not expected") is translated into ours.
+TEST(Cli, ParserErrorsAreWordedLikeOurOwn) {
+  const auto err = [](const std::vector<std::string>& args) { return run(args).err; };
+  EXPECT_EQ(err({"trim", "--max-chars", "1", "--max-chars", "2", "f"}),
+            "agent-session: trim: --max-chars is given 2 times; it takes one value "
+            "(agent-session trim --help shows the usage)\n");
+  EXPECT_EQ(err({"check", "a", "b"}),
+            "agent-session: check: unexpected extra argument \"b\" (agent-session check --help shows the usage)\n");
+  EXPECT_EQ(err({"check", "--frob", "a"}),
+            "agent-session: check: unknown option \"--frob\" (agent-session check --help shows the usage)\n");
+  EXPECT_EQ(err({"trim", "f", "--max-chars"}),
+            "agent-session: trim: --max-chars needs a value (N) (agent-session trim --help shows the usage)\n");
+  EXPECT_EQ(run({"check", "a", "b"}).exit_code, cli::kUsage);
+}
+
 TEST(Cli, AppendToStdinIsAUsageError) { EXPECT_EQ(run({"append", "-"}, kUser).exit_code, cli::kUsage); }
 
 // A usage error is one line on standard error (SPEC.md §6): no "Run with

@@ -192,6 +192,33 @@ void check_command_name(const CLI::App& app, const std::vector<std::string>& arg
   }
 }
 
+// CLI11's failure messages in our wording (the arguments still escaped):
+//   "--max-chars: At Most 1 required but received 2" -> "--max-chars is given 2 times; it takes one value"
+//   "--max-chars: 1 required N missing"              -> "--max-chars needs a value (N)"
+//   "The following argument was not expected: b"     -> "unexpected extra argument "b"" (or "unknown option")
+std::string usage_reason(const CLI::ParseError& error) {
+  const std::string what = error.what();
+  const std::size_t colon = what.find(": ");
+  const std::string head = what.substr(0, colon), rest = colon == std::string::npos ? "" : what.substr(colon + 2);
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !rest.empty()) {
+    if (rest.find(' ') != std::string::npos) return "unexpected extra arguments: " + terminal_safe(rest);
+    return (rest.front() == '-' ? "unknown option \"" : "unexpected extra argument \"") + terminal_safe(rest) + "\"";
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr && !rest.empty()) {
+    const std::string at_most = "At Most 1 required but received ";
+    if (rest.rfind(at_most, 0) == 0) {
+      return terminal_safe(head) + " is given " + terminal_safe(rest.substr(at_most.size())) +
+             " times; it takes one value";
+    }
+    const std::string one = "1 required ", missing = " missing";
+    if (rest.rfind(one, 0) == 0 && rest.ends_with(missing) && rest.size() > one.size() + missing.size()) {
+      return terminal_safe(head) + " needs a value (" +
+             terminal_safe(rest.substr(one.size(), rest.size() - one.size() - missing.size())) + ")";
+    }
+  }
+  return terminal_safe(what);
+}
+
 // The command itself; run() maps what it throws onto exit codes.
 int run_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app(
@@ -272,7 +299,7 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
     // bytes escaped: they come from the caller and may hold anything.
     const std::vector<CLI::App*> chosen = app.get_subcommands();
     const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name() + ": ";
-    throw UsageError(command + terminal_safe(error.what()) + " (agent-session " +
+    throw UsageError(command + usage_reason(error) + " (agent-session " +
                      (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
   }
 
