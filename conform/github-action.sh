@@ -9,6 +9,30 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
+# The runner supervises the port with Linux-only calls (a child subreaper,
+# openat2), so anything else stops here, saying what to do instead.
+if [ "$(uname -s)" != Linux ]; then
+  echo "::error title=agent-session conformance::the runner runs on Linux only (it supervises the port with" \
+    "PR_SET_CHILD_SUBREAPER and openat2), not on $(uname -s): run this step on ubuntu-22.04 or ubuntu-24.04," \
+    "or in a Debian/Ubuntu container; on macOS or Windows, run it locally in Docker (docker run -v \"\$PWD\":/port" \
+    "-w /port debian:12 ...) or WSL 2 (corpus/conformance/README.md, \"Installing the runner\")" >&2
+  exit 2
+fi
+
+# An Action's boolean input: true/True/TRUE/1/yes or false/False/FALSE/0/no
+# (or empty); anything else is a usage error, never quietly false.
+boolean() { # NAME VALUE
+  case "$2" in
+    true | True | TRUE | 1 | yes | Yes | YES) echo true ;;
+    false | False | FALSE | 0 | no | No | NO | '') echo false ;;
+    *)
+      echo "::error title=agent-session conformance::$1: '$2' is neither true (true, True, TRUE, 1, yes) nor" \
+        "false (false, False, FALSE, 0, no)" >&2
+      return 2
+      ;;
+  esac
+}
+
 case "${1:-}" in
   install)
     packages=(g++ cmake make nlohmann-json3-dev)
@@ -30,6 +54,10 @@ case "${1:-}" in
     hash=$(cd "$root" && find conform src/base corpus/conformance \
       -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-32)
     echo "hash=$hash"
+    # And the image: a runner built against one glibc does not start on an
+    # older one (GLIBC_2.34 not found), so the image and glibc key it too.
+    glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | tr -c 'A-Za-z0-9.\n' - || true)
+    echo "platform=${ImageOS:-unknown-image}-${glibc:-unknown-libc}"
     ;;
   build)
     : "${PREFIX:?PREFIX: where to install the runner}"
@@ -44,17 +72,40 @@ case "${1:-}" in
   run)
     : "${PREFIX:?}" "${PORT:?PORT: the port command}"
     junit=${JUNIT:-agent-session-conformance.xml}
+    strict=$(boolean strict "${STRICT:-false}") || exit 2
     args=(--timeout "${TIMEOUT:-10}" --jobs "${JOBS:-2}" --report "junit=$junit")
     [ -n "${SKIP_FILE:-}" ] && args+=(--skip-file "$SKIP_FILE")
-    [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
-    [ "${STRICT:-false}" = true ] && args+=(--strict)
+    # `only` holds one glob or several, separated by blanks or commas.
+    only=${ONLY:-}
+    read -r -a globs <<<"${only//,/ }"
+    for glob in "${globs[@]}"; do args+=(--only "$glob"); done
+    [ "$strict" = true ] && args+=(--strict)
+    # The report's folder may not exist yet (reports/conformance.xml).
+    mkdir -p "$(dirname "$junit")"
     # The port command is split on whitespace, never run through a shell
     # (a command needing quotes or a pipe belongs in a script of the port's).
     read -r -a port <<<"$PORT"
-    [ -n "${GITHUB_OUTPUT:-}" ] && echo "junit=$junit" >>"$GITHUB_OUTPUT"
+    # The artifact's name: one per leg of a matrix (upload-artifact@v4
+    # refuses a name twice in a run), or the `artifact-name` input.
+    artifact=${ARTIFACT_NAME:-agent-session-conformance-${GITHUB_JOB:-job}-${JOB_INDEX:-0}-${RUNNER_OS:-$(uname -s)}-${RUNNER_ARCH:-$(uname -m)}}
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then
+      echo "junit=$junit" >>"$GITHUB_OUTPUT"
+      echo "artifact=$artifact" >>"$GITHUB_OUTPUT"
+    fi
     status=0
-    output=$("$PREFIX/bin/agent-session-conform" "${args[@]}" -- "${port[@]}") || status=$?
-    printf '%s\n' "$output"
+    # Live, line by line, and kept for the annotations below.
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
+    "$PREFIX/bin/agent-session-conform" "${args[@]}" -- "${port[@]}" | tee "$log" || status=${PIPESTATUS[0]}
+    output=$(cat "$log")
+    if grep -q '^FAIL ' "$log"; then
+      # Reproduce lines name the vectors installed on this runner; a
+      # developer's copy is corpus/conformance of the same commit.
+      echo "The reproduce lines name the vectors in $PREFIX/share/agent-session/conformance, on this runner." \
+        "On your machine they are corpus/conformance of agent-session${ACTION_REPOSITORY:+ ($ACTION_REPOSITORY)}" \
+        "at ${ACTION_REF:-the ref this workflow pins}: clone it and replace that folder with yours, or run" \
+        "agent-session-conform (which finds its installed vectors) with the same arguments."
+    fi
     if [ -n "${GITHUB_ACTIONS:-}" ]; then
       # One annotation a failing check, escaped as workflow commands want:
       # % in the message; %, colon and comma in a property.

@@ -327,6 +327,21 @@ TEST(RunAgent, AnAnswerOnTheLastAllowedTurnCompletes) {
   EXPECT_EQ(run.requests, 2u);
 }
 
+TEST_F(AgentDir, WithoutAPromptARunResumesToolResultsThatAwaitAReply) {
+  FakeClient first({calling({call("c", "echo", {{"text", "x"}})})});
+  run_agent({.prompt = "go", .client = first, .tools = echo_tools(), .session_path = session_, .max_turns = 1});
+  FakeClient second({answer("done")});
+  const AgentResult run =
+      run_agent({.prompt = std::nullopt, .client = second, .tools = echo_tools(), .session_path = session_});
+  EXPECT_EQ(run.stop_reason, StopReason::completed);
+  ASSERT_EQ(run.recorded().size(), 1u) << "no user message: the reply follows the results";
+  EXPECT_EQ(on_disk().back(), Message(answer("done")));
+  EXPECT_TRUE(awaits_reply(std::vector<Message>{user("go")}));
+  EXPECT_FALSE(awaits_reply(on_disk()));
+  EXPECT_THROW(run_agent({.prompt = std::nullopt, .client = second, .session_path = session_}), std::invalid_argument);
+  EXPECT_EQ(on_disk().size(), 4u) << "nothing awaited a reply: nothing recorded";
+}
+
 TEST_F(AgentDir, ZeroMaxTurnsIsRefusedBeforeAnythingHappens) {
   FakeClient model({answer("never")});
   EXPECT_THROW(run_agent({.prompt = "go", .client = model, .session_path = session_, .max_turns = 0}),

@@ -116,7 +116,11 @@ TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
   ASSERT_EQ(run({"append", file_.string()}, kUser + "\n").exit_code, cli::kOk);
   const CliRun bad = run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n{\"role\":\"tool\"}\n");
   EXPECT_EQ(bad.exit_code, cli::kInvalid);
-  EXPECT_NE(bad.err.find("invalid session record at line 2"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("invalid session record at line 2: "), std::string::npos) << bad.err;
+  // The line is standard input's, not the file's, and the file is untouched.
+  EXPECT_NE(bad.err.find("(line 2 of standard input; nothing was appended to " + file_.string() + ")\n"),
+            std::string::npos)
+      << bad.err;
   EXPECT_EQ(contents(), kUser + "\n");
   ASSERT_EQ(run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n").exit_code, cli::kOk);
   EXPECT_EQ(contents(), kUser + "\n" + R"({"role":"user","content":"ok"})" + "\n");
@@ -151,6 +155,22 @@ TEST_F(CliFile, AppendCreatesAMissingFile) {
   const CliRun r = run({"append", file_.string()}, kUser + "\n");
   EXPECT_EQ(r.exit_code, cli::kOk) << r.err;
   EXPECT_EQ(contents(), kUser + "\n");
+}
+
+// CLI11's own wording ("At Most 1 required but received 2", "The
+// following argument was not expected") is translated into ours.
+TEST(Cli, ParserErrorsAreWordedLikeOurOwn) {
+  const auto err = [](const std::vector<std::string>& args) { return run(args).err; };
+  EXPECT_EQ(err({"trim", "--max-chars", "1", "--max-chars", "2", "f"}),
+            "agent-session: trim: --max-chars is given 2 times; it takes one value "
+            "(agent-session trim --help shows the usage)\n");
+  EXPECT_EQ(err({"check", "a", "b"}),
+            "agent-session: check: unexpected extra argument \"b\" (agent-session check --help shows the usage)\n");
+  EXPECT_EQ(err({"check", "--frob", "a"}),
+            "agent-session: check: unknown option \"--frob\" (agent-session check --help shows the usage)\n");
+  EXPECT_EQ(err({"trim", "f", "--max-chars"}),
+            "agent-session: trim: --max-chars needs a value (N) (agent-session trim --help shows the usage)\n");
+  EXPECT_EQ(run({"check", "a", "b"}).exit_code, cli::kUsage);
 }
 
 TEST(Cli, AppendToStdinIsAUsageError) { EXPECT_EQ(run({"append", "-"}, kUser).exit_code, cli::kUsage); }

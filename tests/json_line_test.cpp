@@ -69,6 +69,23 @@ TEST(JsonLineErrorTest, ByteOrderMarkAndNulAreNamedWithTheirPosition) {
   EXPECT_EQ(error_of(std::string("\0", 1)), "byte 1: a NUL byte is not JSON");
 }
 
+// SPEC §2: only an exactly empty line is skipped; a line of only
+// whitespace is invalid JSON, and the detail says why (as for the BOM).
+TEST(JsonLineErrorTest, WhitespaceOnlyAndLoneCarriageReturnLinesSayWhyTheyAreNotEmpty) {
+  const std::string cr = error_of("\r");
+  EXPECT_EQ(cr.find("syntax error"), std::string::npos) << cr;
+  EXPECT_EQ(cr,
+            "byte 1: the line is a lone carriage return, a blank line of a CRLF file: not an empty line, so not "
+            "skipped (only an exactly empty line is)");
+  for (const char* blank : {" ", "\t", "  \r", " \t \r\r"}) {
+    EXPECT_EQ(error_of(blank),
+              "byte 1: the line holds only whitespace (spaces, tabs, carriage returns): not an empty line, so not "
+              "skipped (only an exactly empty line is)")
+        << blank;
+  }
+  EXPECT_NE(error_of(" x").find("syntax error"), std::string::npos);  // not only whitespace: the parser's reason
+}
+
 // The quoted bytes: printable ASCII (space included) and valid UTF-8 stay,
 // every other byte is \xNN (DEL too); a control character is nlohmann's
 // <U+00XX>.

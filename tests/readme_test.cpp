@@ -2,9 +2,11 @@
 // record block (and the answer line it shows) into a file must get a session
 // that loads. This test reads the README itself, so the example cannot rot.
 #include "agent_session/session.hpp"
+#include "support/cli_run.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,8 +14,8 @@
 namespace agent_session {
 namespace {
 
-std::string readme() {
-  std::ifstream in(std::string(AGENT_SESSION_SOURCE_DIR) + "/README.md", std::ios::binary);
+std::string readme(const std::string& name = "README.md") {
+  std::ifstream in(std::string(AGENT_SESSION_SOURCE_DIR) + "/" + name, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -68,6 +70,23 @@ TEST(Readme, TheClosingAnswerLoadsAfterTheBlockAsAnAssistantWithoutToolCalls) {
   ASSERT_EQ(messages.size(), 4u);
   ASSERT_TRUE(std::holds_alternative<AssistantMessage>(messages[3]));
   EXPECT_TRUE(std::get<AssistantMessage>(messages[3]).tool_calls.empty());
+}
+
+// The versions the READMEs show are the ones the commands print.
+TEST(Readme, TheVersionExamplesAreWhatTheCommandsPrint) {
+  const std::string conformance = readme("corpus/conformance/README.md");
+  const std::string shown = block_after(conformance, "`conform --version` prints both versions, without running anything:");
+  ASSERT_FALSE(shown.empty()) << "no --version example in corpus/conformance/README.md";
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(AGENT_SESSION_SOURCE_DIR);  // as the README runs it: from the root
+  const test_support::CliRun run = test_support::run_cli({"conform", "--vectors", "corpus/conformance", "--version"});
+  std::filesystem::current_path(previous);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(shown, run.out);
+  const std::string version = test_support::run_cli({"--version"}).out;
+  EXPECT_NE(readme().find("agent-session --version                   # \"" + version.substr(0, version.size() - 1) + "\""),
+            std::string::npos)
+      << version;
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ TEST(DiagnoseSessionBytes, BadLastLineWithItsNewlineIsCorruptNotTorn) {
   const SessionDiagnosis found = diagnose_session_bytes(kA + "\n{broken\n");
   EXPECT_EQ(found.health, SessionHealth::corrupt);
   EXPECT_EQ(found.line, 2u);
+  EXPECT_TRUE(found.last_line);
+  EXPECT_TRUE(diagnose_session_bytes(kA + "\n{broken\n\n\n").last_line);  // empty lines after it
+  EXPECT_FALSE(diagnose_session_bytes(kA + "\n{broken\n" + kB + "\n").last_line);
 }
 
 TEST(DiagnoseSessionBytes, ExcerptIsShortAndPrintable) {
@@ -278,12 +281,22 @@ TEST_F(RepairFile, CommandApplyRepairsAndExitsZero) {
   const CliRun r = run({"repair", "--apply", file_.string()});
   EXPECT_EQ(r.exit_code, cli::kOk) << r.out << r.err;
   EXPECT_NE(r.out.find("backup: " + file_.string() + ".bak-"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 messages kept"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; 1 message kept"), std::string::npos) << r.out;
   EXPECT_EQ(read(file_), kA + "\n");
   EXPECT_EQ(others().size(), 1u);
   const CliRun again = run({"repair", file_.string()});
   EXPECT_EQ(again.exit_code, cli::kOk);
-  EXPECT_EQ(again.out, "valid: 1 messages, " + std::to_string(kA.size() + 1) + " bytes\n");
+  EXPECT_EQ(again.out, "valid: 1 message, " + std::to_string(kA.size() + 1) + " bytes\n");
+}
+
+TEST_F(RepairFile, CommandSaysABadLastLineWithItsNewlineWasWrittenWhole) {
+  write(kA + "\n{bad\n");
+  const CliRun r = run({"repair", "--apply", file_.string()});
+  EXPECT_EQ(r.exit_code, cli::kInvalid);
+  EXPECT_EQ(r.out.find("before the last line"), std::string::npos) << r.out;  // line 2 is the last line
+  EXPECT_NE(r.out.find("not repaired: line 2 is the last line, but it ends in a newline"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(read(file_), kA + "\n{bad\n");
 }
 
 TEST_F(RepairFile, CommandNeverRepairsCorruptionBeforeTheLastLine) {

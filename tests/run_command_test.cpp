@@ -232,7 +232,50 @@ TEST_F(RunCommand, StoppingAtMaxTurnsIsANoteNotAnError) {
   const CliRun run = run_cli(demo_args("What do the notes say?", {"--max-turns", "1"}));
   EXPECT_EQ(run.exit_code, cli::kOk) << run.err;
   EXPECT_NE(run.err.find("stopped at --max-turns 1"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("run again without PROMPT to continue"), std::string::npos) << run.err;
   EXPECT_EQ(on_disk().size(), 4u);  // the prompt, reply 1 and its two results
+}
+
+// README: after --max-turns "the next run continues from them": a run
+// without PROMPT, and a PROMPT then is refused (it would come between the
+// results and the reply scripted for them).
+TEST_F(RunCommand, WithoutAPromptARunContinuesFromTheResultsMaxTurnsLeft) {
+  ASSERT_EQ(run_cli(demo_args("What do the notes say?", {"--max-turns", "1"})).exit_code, cli::kOk);
+  std::vector<std::string> resume = demo_args("");
+  resume.pop_back();
+  const CliRun run = run_cli(resume);
+  ASSERT_EQ(run.exit_code, cli::kOk) << run.err;
+  const std::vector<AssistantMessage> script = cli::load_script(kDemo / "replies.jsonl");
+  EXPECT_EQ(load_session_from_memory(run.out), std::vector<Message>{Message(script[1])});
+  EXPECT_EQ(on_disk().size(), 5u);
+}
+
+TEST_F(RunCommand, APromptIsRefusedWhileToolResultsAwaitTheReply) {
+  ASSERT_EQ(run_cli(demo_args("What do the notes say?", {"--max-turns", "1"})).exit_code, cli::kOk);
+  const std::string before = read(session_);
+  const CliRun run = run_cli(demo_args("again"));
+  EXPECT_EQ(run.exit_code, cli::kUsage);
+  EXPECT_NE(run.err.find("ends in tool results that await the model's reply: run again without PROMPT"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(read(session_), before);
+}
+
+TEST_F(RunCommand, WithoutAPromptASessionThatAwaitsNothingIsAUsageError) {
+  std::vector<std::string> resume = demo_args("");
+  resume.pop_back();
+  CliRun run = run_cli(resume);
+  EXPECT_EQ(run.exit_code, cli::kUsage);
+  EXPECT_NE(run.err.find("a PROMPT is required: session"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("holds no messages yet"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(session_));
+  ASSERT_EQ(run_cli(demo_args("What do the notes say?")).exit_code, cli::kOk);
+  const std::string before = read(session_);
+  run = run_cli(resume);
+  EXPECT_EQ(run.exit_code, cli::kUsage);
+  EXPECT_NE(run.err.find("ends in the model's answer"), std::string::npos) << run.err;
+  EXPECT_EQ(read(session_), before);
 }
 
 TEST_F(RunCommand, ScriptProblemsAreReportedBeforeAnythingIsRecorded) {
@@ -271,7 +314,7 @@ TEST_F(RunCommand, ASessionThatCannotBeReadExitsThree) {
 
 TEST_F(RunCommand, UsageErrorsExitTwoAndTouchNothing) {
   const std::string script = (kDemo / "replies.jsonl").string();
-  EXPECT_EQ(run_cli({"run", "--session", session_.string(), "--script", script}).exit_code, cli::kUsage);
+  EXPECT_EQ(run_cli({"run", "--session", session_.string(), "--script", script}).exit_code, cli::kUsage);  // no PROMPT, nothing to resume
   EXPECT_EQ(run_cli({"run", "--session", session_.string(), "go"}).exit_code, cli::kUsage);
   EXPECT_EQ(run_cli({"run", "--script", script, "go"}).exit_code, cli::kUsage);
   EXPECT_EQ(run_cli(demo_args("go", {"--max-chars", "abc"})).exit_code, cli::kUsage);

@@ -141,5 +141,15 @@ TEST_F(UnitsFile, AnEmptySessionHasNoUnitsAndNoMinimumBudget) {
   EXPECT_EQ(trim.err, "agent-session: context budget cannot be empty: there are no messages\n");
 }
 
+// docs/units-and-stats.md: the table's ranges are inclusive, --json's
+// begin/end half-open; --help says so where a reader looks first.
+TEST(UnitsHelp, SaysTheTableRangesAreInclusiveAndTheJsonOnesHalfOpen) {
+  const CliRun help = run({"units", "--help"});
+  EXPECT_EQ(help.exit_code, cli::kOk);
+  for (const char* text : {"inclusive", "460-461", "half-open", "\"begin\":460,\"end\":462"}) {
+    EXPECT_NE(help.out.find(text), std::string::npos) << text << "\n" << help.out;
+  }
+}
+
 }  // namespace
 }  // namespace agent_session

@@ -240,6 +240,8 @@ const char* const kWhereToRun = " (pass --vectors DIR)";
 }  // namespace
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+  // Errors name the program that was run: `agent-session` or `agent-session-conform`.
+  const std::string me = (options.program == "agent-session conform" ? "agent-session" : options.program) + ": ";
   const std::string shown_vectors = terminal_safe(options.vectors);
   const VectorsVersion version = read_vectors_version(options.vectors);
   if (options.show_version) {
@@ -247,7 +249,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     if (!version.problem.empty()) {
       std::error_code ignored;
       const bool no_folder = !std::filesystem::is_directory(options.vectors, ignored);
-      err << "agent-session: the vectors in '" << shown_vectors << "' have no version: " << version.problem
+      err << me << "the vectors in '" << shown_vectors << "' have no version: " << version.problem
           << (no_folder ? kWhereToRun : "") << '\n';
       return 2;
     }
@@ -260,12 +262,12 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     // A path that names no folder is the caller's mistake; a folder that
     // cannot be read (permissions, descriptors, I/O) is not.
     const bool usage = error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory;
-    err << "agent-session: cannot read the vectors folder '" << shown_vectors << "': " << terminal_safe(error.message())
+    err << me << "cannot read the vectors folder '" << shown_vectors << "': " << terminal_safe(error.message())
         << (usage ? kWhereToRun : "") << '\n';
     return usage ? 2 : 3;
   }
   if (dirs.empty()) {
-    err << "agent-session: no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
+    err << me << "no vectors in '" << shown_vectors << "'" << kWhereToRun << '\n';
     return 2;
   }
   std::vector<VectorDir> all = dirs;
@@ -276,7 +278,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   try {
     selected = select_vectors(all, options.only, options.skip_file);
   } catch (const std::invalid_argument& problem) {
-    err << "agent-session: " << problem.what() << '\n';
+    err << me << problem.what() << '\n';
     return 2;
   }
   if (options.list) {
@@ -285,11 +287,11 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return 0;
   }
   if (options.command.empty()) {
-    err << "agent-session: conform needs the port's command line after -- (agent-session conform -- CMD ARGS...)\n";
+    err << me << "conform needs the port's command line after -- (" << options.program << " -- CMD ARGS...)\n";
     return 2;
   }
   if (!version.problem.empty() && !options.reports.empty()) {
-    err << "agent-session: warning: the vectors in '" << shown_vectors << "' have no version (" << version.problem
+    err << me << "warning: the vectors in '" << shown_vectors << "' have no version (" << version.problem
         << "); the reports say \"unknown\"\n";
   }
   RunOutcome run;
@@ -321,7 +323,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   });
   if (fatal) {
     if (tap) out << "Bail out! " << terminal_safe(fatal->fatal) << '\n';
-    err << "agent-session: " << terminal_safe(fatal->fatal) << '\n';
+    err << me << terminal_safe(fatal->fatal) << '\n';
     return fatal->fatal_code;
   }
   run.seconds = seconds_since(start);
@@ -338,15 +340,19 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
     stream.close();
     if (!stream) {
-      err << "agent-session: cannot write the " << kind << " report '" << terminal_safe(file)
+      err << me << "cannot write the " << kind << " report '" << terminal_safe(file)
           << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
       reports_written = false;
     }
   }
   if (!reports_written) return 3;
   if (run.failed > 0) return 1;
+  if (run.passed == 0) {  // every vector chosen was skipped: nothing was checked
+    err << me << "no vector ran (all " << run.skipped << " were skipped): a run that checks nothing is not a pass\n";
+    return 1;
+  }
   if (options.strict && run.skipped > 0) {
-    err << "agent-session: --strict: " << run.skipped << " vectors skipped\n";
+    err << me << "--strict: " << run.skipped << " vectors skipped\n";
     return 1;
   }
   return 0;

@@ -142,7 +142,7 @@ std::string conform_help(std::string_view program) {
          "Usage: " + name + " [OPTIONS] [-- CMD...]\n"
          "\n"
          "Positionals:\n"
-         "  CMD TEXT ...                the port's command line, after --\n"
+         "  CMD ARGS...                 the port's command line, after -- (every word after -- is the port's)\n"
          "\n"
          "Options:\n"
          "  -h,--help                   Print this help message and exit\n"
@@ -157,13 +157,15 @@ std::string conform_help(std::string_view program) {
          "killed and fails\n"
          "  --version                   print the runner's and the vectors' versions\n"
          "  --list                      print the vectors' names (after --only), one a line; run nothing\n"
-         "  --only TEXT ...             run only the vectors whose name matches this glob (repeatable)\n"
+         "  --only GLOB                 run only the vectors whose name matches this glob; repeat --only to run "
+         "the union\n"
          "  --skip-file TEXT            vectors not to run: one name a line, # comments; they are counted and "
          "printed as skipped\n"
          "  --strict                    a skipped vector fails the run (exit 1)\n"
          "  --format TEXT:{text,tap}=text\n"
          "                              standard output: text (FAIL lines) or tap (TAP version 14)\n"
-         "  --report TEXT:KIND=FILE ... junit=FILE or json=FILE, written after the run (repeatable)\n"
+         "  --report KIND=FILE          junit=FILE or json=FILE, written after the run; repeat --report for "
+         "both\n"
          "\n"
          "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
          "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
@@ -171,7 +173,7 @@ std::string conform_help(std::string_view program) {
          "one that cannot run, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
          "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
          "Examples:\n  " + name + " -- node tests/oracle/cli.mjs\n"
-         "  " + name + " --timeout 5 --jobs 2 -- ./my-port --strict\n"
+         "  " + name + " --strict --timeout 5 --jobs 2 -- ./my-port\n"
          "  " + name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
 }
 
@@ -194,9 +196,12 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
   try {
     options = parse_conform_options(args);
   } catch (const ConformUsageError& error) {
-    err << "agent-session: conform: " << error.message << " (" << program << " --help shows the usage)\n";
+    // `agent-session: conform: ...` in our CLI, `agent-session-conform: ...` on its own.
+    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program))
+        << ": " << error.message << " (" << program << " --help shows the usage)\n";
     return 2;
   }
+  options.program = std::string(program);
   if (options.show_help) {
     out << conform_help(program);
     out.flush();

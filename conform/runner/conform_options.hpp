@@ -30,6 +30,7 @@ struct ConformOptions {
   std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
   bool show_help = false;                      // -h, --help: print conform_help, run nothing
+  std::string program = "agent-session conform";  // set by conform_main: who errors are from
 };
 
 // What `args` (the words after the program's name) ask for. Throws

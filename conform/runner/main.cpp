@@ -24,9 +24,9 @@ int main(int argc, char** argv) {
     streams.out().flush();
     return code;
   } catch (const std::bad_alloc&) {
-    std::cerr << "agent-session: out of memory\n";
+    std::cerr << "agent-session-conform: out of memory\n";
   } catch (const std::exception& error) {
-    std::cerr << "agent-session: " << agent_session::internal::terminal_line(error.what()) << '\n';
+    std::cerr << "agent-session-conform: " << agent_session::internal::terminal_line(error.what()) << '\n';
   }
   return 3;
 }

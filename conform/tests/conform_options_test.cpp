@@ -129,9 +129,21 @@ TEST(ConformMain, AUsageErrorIsOneLineAndExitTwo) {
     const MainRun r = conform_main(args);
     EXPECT_EQ(r.exit_code, 2) << args.front();
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err.rfind("agent-session: conform: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.rfind("agent-session-conform: ", 0), 0u) << r.err;  // the program that was run
     EXPECT_TRUE(r.err.ends_with(" (agent-session-conform --help shows the usage)\n")) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+}
+
+TEST(ConformMain, EveryErrorOfTheStandaloneRunnerNamesIt) {
+  const std::string vectors = (fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--vectors", "/nonexistent/vectors", "--", "true"}, {"--vectors", vectors},
+        {"--vectors", vectors, "--only", "no_such_vector_*", "--", "true"}}) {
+    const MainRun r = conform_main(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("agent-session-conform: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find("agent-session conform"), std::string::npos) << r.err;
   }
 }
 
@@ -145,6 +157,14 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
+  // Every runner option of an example comes before --: after it, a word is the port's.
+  EXPECT_NE(r.out.find("agent-session-conform --strict --timeout 5 --jobs 2 -- ./my-port\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("./my-port --"), std::string::npos) << r.out;
+  // Repeatable options say so, and take one value each time.
+  EXPECT_NE(r.out.find("--report KIND=FILE "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--only GLOB "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("TEXT ..."), std::string::npos) << r.out;
 }
 
 TEST(ConformMain, TheDefaultVectorsAreTheSourceTreesInABuildTree) {

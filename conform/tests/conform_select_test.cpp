@@ -168,6 +168,17 @@ TEST_F(FakeVectors, StrictFailsOnAnySkip) {
   EXPECT_EQ(r.out, "2 passed, 0 failed\n");
 }
 
+TEST_F(FakeVectors, ARunInWhichNoVectorRanFails) {
+  add("y_a", "{}\n", kOneMessage);
+  add("y_b", "{}\n", kOneMessage);
+  const fs::path skip = dir_ / "skip.txt";
+  std::ofstream(skip) << "y_a\ny_b\n";
+  const auto r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.ends_with("0 passed, 0 failed, 2 skipped\n")) << r.out;
+  EXPECT_EQ(r.err, "agent-session: no vector ran (all 2 were skipped): a run that checks nothing is not a pass\n");
+}
+
 TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {
   add("y_one", "{}\n", kOneMessage);
   const fs::path skip = dir_ / "skip.txt";

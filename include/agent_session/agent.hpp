@@ -74,8 +74,11 @@ struct RequestReport {
 };
 
 struct AgentOptions {
-  // Recorded as a user message before the first request.
-  std::string prompt;
+  // Recorded as a user message before the first request. Without one
+  // (std::nullopt) the run resumes the session: its last message must
+  // await the model's reply (awaits_reply: tool results left by a run
+  // that stopped at max_turns, or a prompt recorded before a budget error).
+  std::optional<std::string> prompt;
   ModelClient& client;
   // Callable by name; the model sees them as ToolSpecs in name order.
   std::map<std::string, Tool> tools = {};
@@ -102,8 +105,8 @@ enum class StopReason {
   completed,
   // `max_turns` requests were made and the last assistant message still
   // had tool calls. Their results are recorded, so the record is whole and
-  // the next run (a new prompt) continues from it; no reply to those
-  // results was requested.
+  // the next run continues from it, without a prompt (prompt =
+  // std::nullopt); no reply to those results was requested.
   max_turns,
 };
 
@@ -123,7 +126,8 @@ struct AgentResult {
 
 // Runs the agent loop (SPEC.md §9):
 //   1. messages = load_session(session_path), or empty without a path;
-//   2. record the prompt as a user message;
+//   2. record the prompt as a user message (without a prompt: the last
+//      message loaded must await a reply, awaits_reply);
 //   3. up to max_turns times: send trim_context(messages, budget) (or all
 //      of them) with the tool specs; record the assistant message; if it
 //      has no tool calls, stop (completed); else run each tool call in
@@ -139,7 +143,9 @@ struct AgentResult {
 // replaced by U+FFFD, so no tool can make the record unserializable.
 //
 // Throws, and appends nothing more once thrown:
-//   std::invalid_argument   max_turns is 0 (before anything is read);
+//   std::invalid_argument   max_turns is 0 (before anything is read), or
+//                           no prompt and the session awaits no reply
+//                           (after loading, before anything is appended);
 //   SessionError, std::system_error from loading or appending the session;
 //   ContextError            the budget cannot hold the newest unit (the
 //                           prompt is already recorded; the client is not
@@ -150,5 +156,9 @@ struct AgentResult {
 //   std::bad_alloc          out of memory, also inside a tool: never
 //                           recorded as the tool's result.
 AgentResult run_agent(const AgentOptions& options);
+
+// Whether the last message awaits the model's reply: it is a tool result
+// or a user message. A run without a prompt resumes only such a session.
+bool awaits_reply(std::span<const Message> messages) noexcept;
 
 }  // namespace agent_session

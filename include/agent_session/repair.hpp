@@ -51,6 +51,9 @@ struct SessionDiagnosis {
   // load_session's error text for that line (`invalid session JSON at line
   // N: ...`); empty when valid.
   std::string error;
+  // The failing line is the file's last non-empty line (for torn_tail,
+  // always; for corrupt, a last line written whole, with its `\n`).
+  bool last_line = false;
   // Valid, but the last line has no trailing `\n` (a hand edit, or a write
   // cut exactly before its newline). Nothing to repair: the next append
   // starts with a `\n`.

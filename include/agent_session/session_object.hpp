@@ -6,11 +6,13 @@
 // records through this class).
 //
 // Example:
-//   namespace as = agent_session;
+//   namespace as = agent_session;                          // and #include <agent_session/agent.hpp>
+//   as::ScriptedClient model(as::load_script("replies.jsonl"));   // any as::ModelClient
+//   const std::vector<as::ToolSpec> tools = {{"read_file", "reads a file"}};
 //   as::Session session = as::Session::open("s.jsonl");   // SPEC §2; missing = empty
 //   session.append(as::UserMessage{"What is in README.md?"});  // disk, then memory
 //   as::Session::Context sent = session.context(20000);   // the newest messages that fit
-//   reply = model.next_message(sent.messages(), tools);   // a span, taken for this call
+//   as::AssistantMessage reply = model.next_message(sent.messages(), tools);   // a span, taken for this call
 //   session.append(reply);                                // `sent` still names the same messages
 //
 // Why a Context is positions, not a std::span: a history only grows (the

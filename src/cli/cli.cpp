@@ -77,7 +77,17 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   if (file == kStdin) throw UsageError("append needs a session file, not '-': the messages come on standard input");
   // Every message is validated before the file is touched, then all go
   // out in one locked write: all or nothing.
-  append_session(file, internal::load_numbered_session(in).messages, options);
+  std::vector<Message> messages;
+  try {
+    messages = internal::load_numbered_session(in).messages;
+  } catch (const SessionError& error) {
+    // The spec's text stays first; the line is standard input's, not FILE's.
+    const std::string detail = error.detail().empty() ? "" : error.detail() + " ";
+    throw SessionError(error.kind(), error.line(),
+                       detail + "(line " + std::to_string(error.line()) +
+                           " of standard input; nothing was appended to " + file + ")");
+  }
+  append_session(file, messages, options);
 }
 
 struct Options {
@@ -98,6 +108,11 @@ void add_sync_flag(CLI::App* command, Options& options) {
                     "the lines survive a power loss once the command returns");
 }
 
+// "1 message", "N messages" (`check` keeps "N messages" always: SPEC.md §6).
+std::string messages(std::size_t count) {
+  return std::to_string(count) + (count == 1 ? " message" : " messages");
+}
+
 // `repair`: prints what it found on `out`; exit 0 when the file loads (or
 // was just repaired), 1 when it does not.
 int repair(const std::string& file, bool apply, std::ostream& out) {
@@ -105,7 +120,7 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
   const RepairResult result = apply ? repair_session(file) : RepairResult{diagnose_session(file), false, {}};
   const SessionDiagnosis& found = result.diagnosis;
   if (found.health == SessionHealth::valid) {
-    out << "valid: " << found.messages << " messages, " << found.size << " bytes\n";
+    out << "valid: " << messages(found.messages) << ", " << found.size << " bytes\n";
     if (found.missing_final_newline) out << "note: the last line has no newline; the next append adds one\n";
     return kOk;
   }
@@ -114,17 +129,23 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
       << " (" << found.size - found.offset << " bytes to the end of the file)\n"
       << "excerpt: \"" << found.excerpt << "\"\n"
       << "error: " << found.error << '\n';
+  if (!torn && found.last_line) {
+    out << "not repaired: line " << found.line
+        << " is the last line, but it ends in a newline: it was written whole (or damaged since), not cut short "
+           "by a crash, so a person must look; nothing was changed\n";
+    return kInvalid;
+  }
   if (!torn) {
     out << "not repaired: the damage is before the last line, so a person must look; nothing was changed\n";
     return kInvalid;
   }
   if (!result.repaired) {
     out << "nothing changed; `agent-session repair --apply " << terminal_line(file) << "` backs the file up, then cuts it to "
-        << found.offset << " bytes, keeping the " << found.messages << " complete messages\n";
+        << found.offset << " bytes, keeping the complete " << messages(found.messages) << "\n";
     return kInvalid;
   }
   out << "backup: " << terminal_line(result.backup->string()) << "\n"
-      << "repaired: cut to " << found.offset << " bytes; " << found.messages << " messages kept\n";
+      << "repaired: cut to " << found.offset << " bytes; " << messages(found.messages) << " kept\n";
   return kOk;
 }
 
@@ -176,6 +197,33 @@ void check_command_name(const CLI::App& app, const std::vector<std::string>& arg
   }
 }
 
+// CLI11's failure messages in our wording (the arguments still escaped):
+//   "--max-chars: At Most 1 required but received 2" -> "--max-chars is given 2 times; it takes one value"
+//   "--max-chars: 1 required N missing"              -> "--max-chars needs a value (N)"
+//   "The following argument was not expected: b"     -> "unexpected extra argument "b"" (or "unknown option")
+std::string usage_reason(const CLI::ParseError& error) {
+  const std::string what = error.what();
+  const std::size_t colon = what.find(": ");
+  const std::string head = what.substr(0, colon), rest = colon == std::string::npos ? "" : what.substr(colon + 2);
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !rest.empty()) {
+    if (rest.find(' ') != std::string::npos) return "unexpected extra arguments: " + terminal_safe(rest);
+    return (rest.front() == '-' ? "unknown option \"" : "unexpected extra argument \"") + terminal_safe(rest) + "\"";
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr && !rest.empty()) {
+    const std::string at_most = "At Most 1 required but received ";
+    if (rest.rfind(at_most, 0) == 0) {
+      return terminal_safe(head) + " is given " + terminal_safe(rest.substr(at_most.size())) +
+             " times; it takes one value";
+    }
+    const std::string one = "1 required ", missing = " missing";
+    if (rest.rfind(one, 0) == 0 && rest.ends_with(missing) && rest.size() > one.size() + missing.size()) {
+      return terminal_safe(head) + " needs a value (" +
+             terminal_safe(rest.substr(one.size(), rest.size() - one.size() - missing.size())) + ")";
+    }
+  }
+  return terminal_safe(what);
+}
+
 // The command itself; run() maps what it throws onto exit codes.
 int run_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app(
@@ -218,7 +266,12 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                             "Print the session's units (SPEC §5.1), newest first, with their sizes and cumulative "
                             "sizes: what fits in a budget N is read off the list. Not part of the protocol.",
                             "agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
-  units->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
+  units->add_flag("--json", options.json,
+                  "one JSON object (docs/units-and-stats.md); its begin and end are half-open, 0-based message "
+                  "positions: \"begin\":460,\"end\":462 is the table's 460-461");
+  units->footer(
+      "The table's messages and lines are inclusive ranges: messages 460-461 are messages 460 and 461 (0-based), "
+      "lines their physical 1-based lines.\nExample:\n  agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
   auto* stats = add_command(app, options, "stats",
                             "Print messages by role, tool calls, orphan results, pending calls, units, the "
                             "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
@@ -251,7 +304,7 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
     // bytes escaped: they come from the caller and may hold anything.
     const std::vector<CLI::App*> chosen = app.get_subcommands();
     const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name() + ": ";
-    throw UsageError(command + terminal_safe(error.what()) + " (agent-session " +
+    throw UsageError(command + usage_reason(error) + " (agent-session " +
                      (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
   }
 
@@ -290,6 +343,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     if (out.bad()) throw std::system_error(EIO, std::generic_category(), "cannot write standard output");
     return code;
   } catch (const UsageError& error) {
+    return reported(err, error, kUsage);
+  } catch (const PromptError& error) {
     return reported(err, error, kUsage);
   } catch (const SessionError& error) {
     return reported(err, error, kInvalid);

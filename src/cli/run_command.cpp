@@ -118,6 +118,28 @@ void report(std::ostream& err, const RequestReport& r) {
       << "; sent messages=" << r.sent_messages << " chars=" << r.sent_chars << '\n';
 }
 
+// Whether PROMPT fits the session (SPEC.md §9: a reply follows the tool
+// results it answers): refused with a PromptError before anything is
+// recorded.
+void check_prompt(const RunOptions& options, std::span<const Message> history) {
+  const std::string session = "session " + options.session;  // reported() escapes the whole line
+  const bool results_pending = !history.empty() && std::holds_alternative<ToolResultMessage>(history.back());
+  if (options.prompt && results_pending) {
+    throw PromptError(session +
+                      " ends in tool results that await the model's reply: run again without PROMPT to continue "
+                      "it (a new prompt would come between those results and the reply to them)");
+  }
+  if (options.prompt || awaits_reply(history)) return;
+  const std::string state =
+      history.empty() ? "holds no messages yet"
+      : std::get<AssistantMessage>(history.back()).tool_calls.empty()
+          ? "ends in the model's answer"
+          : "ends in an assistant message whose tool calls have no results";
+  throw PromptError("a PROMPT is required: " + session + " " + state +
+                    ", so nothing awaits a reply (without PROMPT, run continues a session whose last message is "
+                    "a tool result or a prompt)");
+}
+
 }  // namespace
 
 std::map<std::string, Tool> demo_tools(const fs::path& root) {
@@ -152,8 +174,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_flag("--verbose", options.verbose, "per request, print stored vs sent messages and chars on stderr");
   command->add_flag("--sync", options.sync,
                     "fdatasync after every message appended to the session: it survives a power loss");
-  command->add_option("PROMPT", options.prompt, "the user message that starts this run (UTF-8, not empty)")
-      ->required()
+  command
+      ->add_option_function<std::string>(
+          "PROMPT", [&options](const std::string& prompt) { options.prompt = prompt; },
+          "the user message that starts this run (UTF-8, not empty); left out, the run continues a session "
+          "whose last tool results (or prompt) await the model's reply")
       ->check(CLI::Validator(prompt_error, "", "UTF-8"))
       ->type_name("");
   command->footer(
@@ -161,6 +186,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       "Standard output: the messages this run appended to the session, as canonical JSONL.\n"
       "Resuming: the script is the model's side of the whole session, its Nth line the session's Nth\n"
       "assistant message; so a second run on the same session continues with the first reply not yet used.\n"
+      "After --max-turns stopped a run, its last tool results await a reply: run again without PROMPT to\n"
+      "continue (a PROMPT is then refused, exit 2).\n"
       "Exit 0 also when --max-turns stops the run (a note on stderr); 1 for a budget error, an invalid\n"
       "session or script, or no reply left; 2 usage; 3 I/O.\n"
       "\n"
@@ -176,7 +203,9 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
   // the script's Nth reply. Checked before anything is recorded.
   require_writable_session(options.session);
   const std::vector<AssistantMessage> replies = load_script(options.script);
-  const std::size_t used = count_assistant_messages(load_session(options.session));
+  const std::vector<Message> history = load_session(options.session);
+  check_prompt(options, history);
+  const std::size_t used = count_assistant_messages(history);
   if (used >= replies.size()) {
     throw ScriptError("script " + options.script + " holds " + std::to_string(replies.size()) +
                       " replies and the session already holds " + std::to_string(used) +
@@ -203,7 +232,7 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
   out.flush();
   if (result.stop_reason == StopReason::max_turns) {
     err << "agent-session: stopped at --max-turns " << options.max_turns
-        << ": the last tool results are recorded and await a reply\n";
+        << ": the last tool results are recorded and await a reply; run again without PROMPT to continue\n";
   } else if (options.verbose) {
     err << "completed after " << result.requests << " requests; the session holds " << result.messages.size()
         << " messages\n";

@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace CLI {
@@ -26,7 +27,15 @@ struct RunOptions {
   std::string root = ".";
   bool verbose = false;
   bool sync = false;  // --sync: fdatasync after every append
-  std::string prompt;
+  std::optional<std::string> prompt;  // none: continue a session that awaits the model's reply
+};
+
+// A PROMPT that does not fit the session: given while the session's tool
+// results await the model's reply, or left out when nothing awaits one.
+// A usage error (exit 2), raised before anything is recorded.
+class PromptError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 // Declares `run` and its options on `app`.
@@ -39,7 +48,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options);
 // The prompt is valid UTF-8 and not blank, and the root a directory:
 // add_run_command's parser refuses anything else
 // (exit 2). Returns kOk; errors propagate for the caller to map onto exit codes:
-// SessionError, ContextError and ScriptError (1), std::system_error (3).
+// SessionError, ContextError and ScriptError (1), PromptError (2),
+// std::system_error (3).
 int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> budget, std::ostream& out,
                       std::ostream& err);
 

@@ -84,7 +84,13 @@ AgentResult run_agent(const AgentOptions& options) {
   // The full record: the session file first, then memory (Session::append),
   // so memory never holds a message the file lacks.
   Session session = options.session_path ? Session::open(*options.session_path, options.append) : Session();
-  session.append(UserMessage{options.prompt});
+  if (options.prompt) {
+    session.append(UserMessage{*options.prompt});
+  } else if (!awaits_reply(session.messages())) {
+    throw std::invalid_argument(
+        "run_agent: no prompt, and the session's last message awaits no reply (it is empty or ends in an "
+        "assistant message): give a prompt");
+  }
   const std::vector<ToolSpec> specs = tool_specs(options.tools);
 
   AgentResult result;
@@ -110,6 +116,10 @@ AgentResult run_agent(const AgentOptions& options) {
   result.loaded = session.loaded();
   result.messages = std::move(session).release();
   return result;
+}
+
+bool awaits_reply(std::span<const Message> messages) noexcept {
+  return !messages.empty() && !std::holds_alternative<AssistantMessage>(messages.back());
 }
 
 }  // namespace agent_session

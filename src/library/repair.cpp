@@ -161,6 +161,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
   // Only an unterminated last line can be a write cut short; a bad line
   // with a newline after it was written whole, or damaged later.
   found.health = end == std::string_view::npos ? SessionHealth::torn_tail : SessionHealth::corrupt;
+  found.last_line = end == std::string_view::npos || bytes.find_first_not_of('\n', end) == std::string_view::npos;
   found.messages = non_empty_lines_before(bytes, found.offset);
   found.excerpt = printable_excerpt(bytes.substr(found.offset, end == std::string_view::npos ? end : end - found.offset));
   return found;

@@ -166,6 +166,14 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   if (line.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
     return std::string("byte 1: a byte-order mark is not JSON whitespace");
   }
+  // SPEC §2: a line of only whitespace is not empty, so it is JSON with no
+  // value; said plainly, since nlohmann's "unexpected end of input" hides
+  // that the line looked blank (a CRLF file's blank line is a lone "\r").
+  if (!line.empty() && line.find_first_not_of(" \t\r") == std::string_view::npos) {
+    return std::string(line == "\r" ? "byte 1: the line is a lone carriage return, a blank line of a CRLF file"
+                                     : "byte 1: the line holds only whitespace (spaces, tabs, carriage returns)") +
+           ": not an empty line, so not skipped (only an exactly empty line is)";
+  }
   // nlohmann's lexer takes a NUL byte for the end of input, so
   // `{...}\0garbage` would pass; JSON allows a raw NUL nowhere.
   if (const auto nul = line.find('\0'); nul != std::string_view::npos) {

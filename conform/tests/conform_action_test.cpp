@@ -1,0 +1,149 @@
+// conform/github-action.sh, the script behind the GitHub Action for ports
+// (conform/action.yml), run as the Action runs it, with a fake runner
+// prefix whose agent-session-conform is our own `agent-session conform`.
+#include "support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <gnu/libc-version.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = AGENT_SESSION_SOURCE_DIR;
+const std::string kScript = kSource + "/conform/github-action.sh";
+
+struct ScriptRun {
+  int exit_code;
+  std::string out, err;
+};
+
+class ConformAction : public test_support::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    fs::create_directories(dir_ / "prefix" / "bin");
+    runner("exec '" AGENT_SESSION_CLI "' conform --vectors '" + kSource + "/corpus/conformance' \"$@\"\n");
+  }
+
+  // The prefix's agent-session-conform: a shell script of `body`.
+  void runner(const std::string& body) const {
+    const fs::path file = dir_ / "prefix" / "bin" / "agent-session-conform";
+    write(file, "#!/bin/sh\n" + body);
+    fs::permissions(file, fs::perms::owner_all);
+  }
+
+  // `bash github-action.sh SUBCOMMAND` in dir_/work with `env` (NAME=value ...).
+  ScriptRun run(const std::string& env, const std::string& subcommand = "run") const {
+    fs::create_directories(dir_ / "work");
+    const std::string command = "cd '" + (dir_ / "work").string() + "' && env -u GITHUB_ACTIONS -u GITHUB_OUTPUT PREFIX='" +
+                                (dir_ / "prefix").string() + "' PORT='" AGENT_SESSION_CLI "' " + env + " bash '" +
+                                kScript + "' " + subcommand + " >'" + path("out").string() + "' 2>'" +
+                                path("err").string() + "'";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path("out")), read(path("err"))};
+  }
+};
+
+TEST_F(ConformAction, AJunitReportInAFolderThatDoesNotExistIsWritten) {
+  const ScriptRun r = run("ONLY=y_user_valid JUNIT=reports/ci/conformance.xml");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(read(dir_ / "work" / "reports" / "ci" / "conformance.xml").find("<testsuite"), std::string::npos);
+}
+
+TEST_F(ConformAction, StrictAcceptsEveryUsualSpellingOfTrueAndRefusesTheRest) {
+  write(path("skip.txt"), "y_three_valid_lines\n");
+  const std::string chosen = "ONLY='y_user_valid y_three_valid_lines' SKIP_FILE='" + path("skip.txt").string() + "' ";
+  for (const char* yes : {"true", "True", "TRUE", "1", "yes"}) {
+    const ScriptRun r = run(chosen + "STRICT=" + yes);
+    EXPECT_EQ(r.exit_code, 1) << yes << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("--strict: 1 vectors skipped"), std::string::npos) << yes << "\n" << r.err;
+  }
+  for (const char* no : {"false", "False", "0", "no", "''"}) {
+    const ScriptRun r = run(chosen + "STRICT=" + no);
+    EXPECT_EQ(r.exit_code, 0) << no << "\n" << r.out << r.err;
+  }
+  const ScriptRun bad = run(chosen + "STRICT=maybe");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("strict: 'maybe' is neither true"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
+TEST_F(ConformAction, OnlyIsSplitOnBlanksAndCommas) {
+  for (const char* only : {"'y_user_valid y_three_valid_lines'", "'y_user_valid,y_three_valid_lines'",
+                           "' y_user_valid ,  y_three_*'"}) {
+    const ScriptRun r = run(std::string("ONLY=") + only);
+    EXPECT_EQ(r.exit_code, 0) << only << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("2 passed, 0 failed\n"), std::string::npos) << only << "\n" << r.out;
+  }
+}
+
+TEST_F(ConformAction, TheRunnersOutputArrivesWhileItRuns) {
+  // This runner prints a line, then waits up to 20 s for the test to
+  // answer: a script that holds the output until the end never lets it.
+  const fs::path release = path("release");
+  runner("echo started\ni=0\nwhile [ ! -e '" + release.string() + "' ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done\n"
+         "[ -e '" + release.string() + "' ] || exit 7\necho '1 passed, 0 failed'\n");
+  const std::string command = "cd '" + dir_.string() + "' && PREFIX='" + (dir_ / "prefix").string() +
+                              "' PORT=true bash '" + kScript + "' run 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char line[256] = {};
+  const bool got = std::fgets(line, sizeof line, pipe) != nullptr;
+  write(release, "");
+  const int status = ::pclose(pipe);
+  EXPECT_TRUE(got);
+  EXPECT_EQ(std::string(line), "started\n");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the first line came only after the runner gave up";
+}
+
+TEST_F(ConformAction, EachLegOfAMatrixNamesItsOwnArtifact) {
+  const std::string github = "ONLY=y_user_valid GITHUB_OUTPUT='" + path("github-output").string() +
+                             "' GITHUB_JOB=conformance RUNNER_OS=Linux RUNNER_ARCH=X64 ";
+  ASSERT_EQ(run(github + "JOB_INDEX=3").exit_code, 0);
+  EXPECT_NE(read(path("github-output")).find("artifact=agent-session-conformance-conformance-3-Linux-X64\n"),
+            std::string::npos)
+      << read(path("github-output"));
+  ASSERT_EQ(run(github + "JOB_INDEX=4 ARTIFACT_NAME=mine").exit_code, 0);
+  EXPECT_NE(read(path("github-output")).find("artifact=mine\n"), std::string::npos) << read(path("github-output"));
+}
+
+TEST_F(ConformAction, TheCacheIsKeyedOnTheImageAndItsGlibc) {
+  const ScriptRun r = run("ImageOS=ubuntu22", "key");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nplatform=ubuntu22-glibc-" + std::string(gnu_get_libc_version()) + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("hash="), std::string::npos) << r.out;
+}
+
+TEST_F(ConformAction, AFailureSaysWhereADeveloperGetsTheVectors) {
+  write(path("port"), "#!/bin/sh\necho 41\n");  // a wrong estimate
+  fs::permissions(path("port"), fs::perms::owner_all);
+  const ScriptRun r = run("ONLY=y_estimate_cjk ACTION_REPOSITORY=example/agent-session ACTION_REF=v1.2.3 PORT='" +
+                          path("port").string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("corpus/conformance of agent-session (example/agent-session) at v1.2.3"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(ConformAction, ARunnerThatIsNotLinuxStopsAtOnceSayingWhatToDo) {
+  fs::create_directories(dir_ / "fake-bin");
+  write(dir_ / "fake-bin" / "uname", "#!/bin/sh\necho Darwin\n");
+  fs::permissions(dir_ / "fake-bin" / "uname", fs::perms::owner_all);
+  const ScriptRun r = run("PATH='" + (dir_ / "fake-bin").string() + ":" + std::getenv("PATH") + "'", "install");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  for (const char* text : {"Linux only", "not on Darwin", "Docker", "WSL"}) {
+    EXPECT_NE(r.err.find(text), std::string::npos) << text << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace agent_session
