@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Validates the conformance kit's JSON against its schemas (draft 2020-12).
 
-    python3 corpus/conformance/schema/validate.py [--vectors DIR]
+    python3 corpus/conformance-schema/validate.py [--vectors DIR]
 
-- every vector's expect.json (each folder of DIR, default: this folder's
-  parent) against expect.schema.json;
+- every vector's expect.json (each folder of DIR, default: the
+  corpus/conformance beside this folder) against expect.schema.json;
 - every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
   KIND being request, response (harness-KIND.schema.json) or expect
   (expect.schema.json). Each line of a -valid file is one message that the
@@ -83,7 +83,7 @@ def shorten(text, limit=160):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vectors", type=Path, default=HERE.parent, help="the vectors' folder")
+    parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
     args = parser.parse_args()
 
     problems = []
@@ -96,8 +96,9 @@ def main():
         return 1
 
     # 1. Every vector's expect.json.
-    # Every folder is a vector but this one ("schema"), wherever it is run from.
-    folders = sorted(p for p in args.vectors.iterdir() if p.is_dir() and p.name != "schema")
+    # Every folder is a vector, as the runner sees it: this folder lives
+    # beside the vectors, not among them, or the runner would run it.
+    folders = sorted(p for p in args.vectors.iterdir() if p.is_dir())
     if not folders:
         problems.append(f"{args.vectors}: no vector folders")
     for folder in folders:
