@@ -16,7 +16,6 @@
 // bug in this oracle).
 
 import { appendFileSync, readFileSync, readSync, writeSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
 
 const MAX_DEPTH = 512;
 const U64_MAX = 2n ** 64n - 1n;
@@ -229,18 +228,11 @@ function parseArgs(argv) {
   throw new UsageError("usage: cli.mjs check|estimate|canon|append FILE | trim --max-chars N FILE");
 }
 
-// FILE as the command sees it: relative to `cwd` when a harness run names
-// one, else as given (the process's own working directory). The empty
-// string stays empty: it names no file (SPEC §6), not the directory.
-function inDirectory(cwd, file) {
-  return cwd === undefined || file === "" || isAbsolute(file) ? file : join(cwd, file);
-}
-
 // A FILE that does not exist is an I/O error, exit 3, never an empty
 // session (SPEC §6): Node's message says "no such file or directory".
-function readInput(file, readStdin, cwd) {
+function readInput(file, readStdin) {
   if (file === "-") return readStdin();
-  return readFileSync(inDirectory(cwd, file));
+  return readFileSync(file);
 }
 
 function jsonl(messages) {
@@ -249,11 +241,10 @@ function jsonl(messages) {
 
 // One command line, as exec mode runs it, without touching the process:
 // readStdin() gives standard input's bytes (asked only for "-" and for
-// append), cwd (optional) is the directory a relative FILE is in. Returns
-// {exit, stdout, stderr} with the streams as Buffers. Exec mode (main) and
+// append). Returns {exit, stdout, stderr} with the streams as Buffers. Exec mode (main) and
 // harness mode (serveHarness) both run commands through it, and it keeps
 // nothing between calls.
-function runCommand(argv, readStdin, cwd) {
+function runCommand(argv, readStdin) {
   const result = (exit, stdout, stderr) => ({ exit, stdout: Buffer.from(stdout, "utf8"), stderr: Buffer.from(stderr, "utf8") });
   let args;
   try {
@@ -264,7 +255,7 @@ function runCommand(argv, readStdin, cwd) {
   const ioError = (error) => result(3, "", oneLine(`${args.file}: ${error.message}`) + "\n");
   let bytes;
   try {
-    bytes = args.command === "append" ? readStdin() : readInput(args.file, readStdin, cwd);
+    bytes = args.command === "append" ? readStdin() : readInput(args.file, readStdin);
   } catch (error) {
     return ioError(error);
   }
@@ -279,7 +270,7 @@ function runCommand(argv, readStdin, cwd) {
       // append (SPEC §6): every message validated above, then one plain
       // append of their canonical lines (§3, §7); the file is created 0600.
       try {
-        appendFileSync(inDirectory(cwd, args.file), jsonl(messages), { mode: 0o600 });
+        appendFileSync(args.file, jsonl(messages), { mode: 0o600 });
       } catch (error) {
         return ioError(error);
       }
@@ -360,6 +351,24 @@ function runRequestProblem(request) {
   return undefined;
 }
 
+// fn() run with `cwd` (when given) as the working directory, as exec mode
+// started there would run; the harness's own directory is back afterwards.
+// A cwd that cannot be entered is the run's I/O error, exit 3.
+function inDirectory(cwd, fn) {
+  if (cwd === undefined) return fn();
+  const home = process.cwd();
+  try {
+    process.chdir(cwd);
+  } catch (error) {
+    return { exit: 3, stdout: Buffer.alloc(0), stderr: Buffer.from(oneLine(`cwd ${cwd}: ${error.message}`) + "\n", "utf8") };
+  }
+  try {
+    return fn();
+  } finally {
+    process.chdir(home);
+  }
+}
+
 // The answer to one request line, and whether to stop after sending it
 // (undefined: go on; a number: exit with it).
 function answerHarness(line) {
@@ -390,7 +399,7 @@ function answerHarness(line) {
       return [{ op: "error", message: `run request: ${problem}`, ...seq }];
     }
     const stdin = Buffer.from(request.stdin_b64, "base64");
-    const run = runCommand(request.argv, () => stdin, request.cwd);
+    const run = inDirectory(request.cwd, () => runCommand(request.argv, () => stdin));
     return [
       {
         op: "run",
