@@ -13,11 +13,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 const separator = process.argv.indexOf("--");
-const PORT =
-  separator >= 0 ? process.argv.slice(separator + 1) : [process.execPath, new URL("./cli.mjs", import.meta.url).pathname];
+// Words of the port's command that name files here are made absolute, so
+// that the runs with a cwd start the same port.
+const PORT = (
+  separator >= 0 ? process.argv.slice(separator + 1) : [process.execPath, new URL("./cli.mjs", import.meta.url).pathname]
+).map((word) => (!isAbsolute(word) && word.includes("/") && existsSync(word) ? resolve(word) : word));
 const vectors = new URL("../../corpus/conformance/", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "harness-selftest-"));
 let failures = 0;
