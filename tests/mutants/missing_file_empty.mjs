@@ -6,6 +6,6 @@ import { runMutant } from "./mutate.mjs";
 
 await runMutant(
   "missing_file_empty",
-  'return readFileSync(file === "-" ? 0 : file);',
-  'try { return readFileSync(file === "-" ? 0 : file); } catch (error) { if (error.code === "ENOENT") return Buffer.alloc(0); throw error; }',
+  "return readFileSync(file);",
+  'try { return readFileSync(file); } catch (error) { if (error.code === "ENOENT") return Buffer.alloc(0); throw error; }',
 );

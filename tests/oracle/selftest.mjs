@@ -241,8 +241,10 @@ function direct(name, args, expect) {
 direct("no arguments", [], { exit: 2 });
 direct("missing FILE", ["check"], { exit: 2 });
 direct("missing FILE for trim", ["trim", "--max-chars", "5"], { exit: 2 });
-direct("ENOENT is empty", ["check", join(dir, "nope.jsonl")], { exit: 0, stdout: "0 messages\n" });
-direct("ENOENT canon", ["canon", join(dir, "nope.jsonl")], { exit: 0, stdout: "" });
+// SPEC §6 (vectors 1.1.0, builtin_missing_file): a FILE that does not exist
+// is exit 3, never an empty session.
+direct("ENOENT is an I/O error", ["check", join(dir, "nope.jsonl")], { exit: 3, stdout: "" });
+direct("ENOENT canon", ["canon", join(dir, "nope.jsonl")], { exit: 3, stdout: "" });
 direct("directory is an I/O error", ["check", dir], { exit: 3 });
 direct("ENOTDIR is an I/O error", ["check", join(CLI, "x")], { exit: 3 });
 

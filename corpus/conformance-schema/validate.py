@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Validates the conformance kit's JSON against its schemas (draft 2020-12).
+
+    python3 corpus/conformance-schema/validate.py [--vectors DIR]
+
+- every vector's expect.json (each folder of DIR, default: the
+  corpus/conformance beside this folder) against expect.schema.json;
+- every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
+  KIND being request, response (harness-KIND.schema.json) or expect
+  (expect.schema.json). Each line of a -valid file is one message that the
+  schema must accept; each line of an -invalid file is
+  {"why": "...", "message": M}, and the schema must reject M.
+
+Stricter than plain json.load on purpose, as the runner's parser is: a
+number with a fraction or an exponent (1.0, 1e0) is no integer, a
+duplicate key is an error, and the text must be UTF-8.
+
+Exit 0 when everything holds; 1 otherwise, with one line per problem on
+standard error naming the file (and line) and why; 2 when jsonschema is
+missing (Debian: apt-get install python3-jsonschema).
+"""
+
+import argparse
+import decimal
+import json
+import sys
+from pathlib import Path
+
+try:
+    import jsonschema
+except ImportError:
+    sys.stderr.write("validate.py: needs the jsonschema package (Debian: apt-get install python3-jsonschema)\n")
+    sys.exit(2)
+
+HERE = Path(__file__).resolve().parent
+SCHEMAS = {
+    "expect": "expect.schema.json",
+    "request": "harness-request.schema.json",
+    "response": "harness-response.schema.json",
+}
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def no_duplicates(pairs):
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKey(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def parse(text):
+    # Decimal is a number but never an integer to jsonschema, so "exit": 1.0
+    # fails "type": "integer" as it fails the runner's is_number_integer.
+    return json.loads(text, object_pairs_hook=no_duplicates, parse_float=decimal.Decimal)
+
+
+def validator(name):
+    schema = parse((HERE / name).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def why_invalid(validator, instance):
+    """The schema's reasons, deepest first, or [] when the instance is valid."""
+    errors = sorted(validator.iter_errors(instance), key=lambda e: -len(e.absolute_path))
+    reasons = []
+    for error in errors:
+        # oneOf failures carry the reason of each branch in error.context.
+        leaf = min(error.context, key=lambda e: len(e.schema_path), default=None) if error.context else None
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        reasons.append(f"at {where}: {error.message}" + (f" (e.g. {leaf.message})" if leaf else ""))
+    return reasons
+
+
+def shorten(text, limit=160):
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
+    args = parser.parse_args()
+
+    problems = []
+    counts = {"expect.json": 0, "valid examples": 0, "invalid examples": 0}
+
+    try:
+        validators = {kind: validator(name) for kind, name in SCHEMAS.items()}
+    except (OSError, ValueError, jsonschema.SchemaError) as error:
+        sys.stderr.write(f"validate.py: a schema is unusable: {shorten(str(error), 400)}\n")
+        return 1
+
+    # 1. Every vector's expect.json.
+    # Every folder is a vector, as the runner sees it: this folder lives
+    # beside the vectors, not among them, or the runner would run it.
+    folders = sorted(p for p in args.vectors.iterdir() if p.is_dir())
+    if not folders:
+        problems.append(f"{args.vectors}: no vector folders")
+    for folder in folders:
+        expect = folder / "expect.json"
+        if not (folder / "input.jsonl").is_file():
+            problems.append(f"{folder}: no input.jsonl")
+        try:
+            instance = parse(expect.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            problems.append(f"{expect}: unreadable: {error}")
+            continue
+        counts["expect.json"] += 1
+        for reason in why_invalid(validators["expect"], instance):
+            problems.append(f"{expect}: {reason}")
+
+    # 2. The examples, valid and invalid.
+    examples = sorted((HERE / "examples").glob("*"))
+    seen = set()
+    for path in examples:
+        stem = path.name.removesuffix(".jsonl")
+        kind, _, verdict = stem.rpartition("-")
+        if not path.name.endswith(".jsonl") or kind not in validators or verdict not in ("valid", "invalid"):
+            problems.append(f"{path}: not KIND-valid.jsonl or KIND-invalid.jsonl (KIND: {', '.join(SCHEMAS)})")
+            continue
+        seen.add(stem)
+        try:
+            lines = path.read_bytes().decode("utf-8").split("\n")
+        except (OSError, UnicodeDecodeError) as error:
+            problems.append(f"{path}: unreadable: {error}")
+            continue
+        for number, line in enumerate(lines, 1):
+            if line == "":
+                continue
+            where = f"{path}:{number}"
+            try:
+                item = parse(line)
+            except ValueError as error:
+                problems.append(f"{where}: not JSON: {error}")
+                continue
+            if verdict == "valid":
+                counts["valid examples"] += 1
+                for reason in why_invalid(validators[kind], item):
+                    problems.append(f"{where}: a valid {kind} was rejected: {reason}")
+            else:
+                if not (isinstance(item, dict) and set(item) == {"why", "message"} and isinstance(item["why"], str)):
+                    problems.append(f'{where}: an invalid example must be {{"why": "...", "message": ...}}')
+                    continue
+                counts["invalid examples"] += 1
+                if not why_invalid(validators[kind], item["message"]):
+                    problems.append(f"{where}: an invalid {kind} ({item['why']}) was accepted: {shorten(line)}")
+    for kind in SCHEMAS:
+        for verdict in ("valid", "invalid"):
+            if f"{kind}-{verdict}" not in seen:
+                problems.append(f"{HERE / 'examples'}: no {kind}-{verdict}.jsonl")
+
+    for problem in problems:
+        sys.stderr.write(problem + "\n")
+    summary = ", ".join(f"{n} {what}" for what, n in counts.items())
+    if problems:
+        sys.stderr.write(f"validate.py: {len(problems)} problems ({summary})\n")
+        return 1
+    print(f"validate.py: ok ({summary})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
