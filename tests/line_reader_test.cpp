@@ -97,6 +97,49 @@ TEST(LineReader, LinesAcrossPiecesAreWhole) {
   }
 }
 
+// Every line's offset is where it starts in the input, whatever pieces
+// the input arrives in (the buffer keeps moving the unfinished line).
+TEST(LineReader, EachLineSaysTheByteWhereItStarts) {
+  std::string input;
+  std::vector<std::uint64_t> starts;
+  for (int i = 0; i < 300; ++i) {
+    starts.push_back(input.size());
+    input += std::string(static_cast<std::size_t>(i % 7 == 0 ? 0 : (i * 37) % 5000), 'x') + "\n";
+  }
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{13}, std::size_t{4096}, std::size_t{1} << 20}) {
+    LineReader reader(pieces_of(input, [piece](std::size_t) { return piece; }), 0);
+    std::size_t i = 0;
+    while (const auto line = reader.next()) {
+      ASSERT_LT(i, starts.size());
+      EXPECT_EQ(line->offset, starts[i]) << "line " << line->number << ", pieces of " << piece;
+      ++i;
+    }
+    EXPECT_EQ(i, starts.size());
+  }
+}
+
+// The one numbering, for repair and the append's torn-tail guard too.
+TEST(LinePosition, FindsALineByNumberByOffsetAndTheLastOne) {
+  const std::string bytes = "{a}\n\n{b}\n{c}\n\n";
+  const LinePosition third = line_numbered(bytes, 3);
+  EXPECT_EQ(third.offset, 5u);
+  EXPECT_EQ(third.text, "{b}");
+  EXPECT_EQ(third.non_empty_before, 1u) << "the empty line 2 holds no message";
+  EXPECT_TRUE(third.terminated);
+  EXPECT_FALSE(third.last);
+  const LinePosition fourth = line_at_offset(bytes, 9);
+  EXPECT_EQ(fourth.number, 4u);
+  EXPECT_EQ(fourth.text, "{c}");
+  EXPECT_TRUE(fourth.last) << "only empty lines follow it";
+  const LinePosition torn = last_line("{a}\n{b");
+  EXPECT_EQ(torn.number, 2u);
+  EXPECT_EQ(torn.offset, 4u);
+  EXPECT_EQ(torn.text, "{b");
+  EXPECT_FALSE(torn.terminated);
+  EXPECT_TRUE(torn.last);
+  EXPECT_EQ(last_line("").number, 0u);
+}
+
 TEST(LineReader, AReadErrorPropagates) {
   int calls = 0;
   LineReader reader(

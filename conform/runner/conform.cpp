@@ -1,3 +1,4 @@
+#include "base/decimal.hpp"
 #include "runner/conform.hpp"
 
 #include "runner/conform_judge.hpp"
@@ -209,14 +210,13 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
 // pins them (CHANGELOG.md there): an older copy of the vectors, or a
 // folder without a version, runs as it always did.
 bool runs_builtin_checks(const VectorsVersion& version) {
-  unsigned major = 0, minor = 0;
-  const std::string& text = version.version;
-  const char* end = text.data() + text.size();
-  const auto first = std::from_chars(text.data(), end, major);
-  if (first.ec != std::errc() || first.ptr == end) return false;
-  const auto second = std::from_chars(first.ptr + 1, end, minor);
-  if (second.ec != std::errc()) return false;
-  return major > 1 || (major == 1 && minor >= 1);
+  const std::string_view text = version.version;
+  const std::string_view major_digits = internal::leading_digits(text);
+  if (major_digits.empty() || major_digits.size() == text.size()) return false;
+  const auto major = internal::parse_decimal(major_digits);
+  const auto minor = internal::parse_decimal(internal::leading_digits(text.substr(major_digits.size() + 1)));
+  if (!major || !minor) return false;
+  return *major > 1 || (*major == 1 && *minor >= 1);
 }
 
 // A path that does not exist, for the built-in missing-FILE check: a

@@ -1,3 +1,4 @@
+#include "base/decimal.hpp"
 #include "runner/conform_options.hpp"
 
 #include "runner/conform.hpp"
@@ -26,14 +27,12 @@ std::string quoted(std::string_view text) { return "\"" + terminal_safe(text) + 
 // A whole number from `low` to `high`: decimal digits only, as --jobs and
 // --max-output take.
 std::size_t whole_number(std::string_view name, std::string_view text, std::size_t low, std::size_t high) {
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
-  if (!digits || error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+  const std::optional<std::uint64_t> value = internal::parse_decimal(text);
+  if (!value || *value < low || *value > high) {
     usage(std::string(name) + ": " + quoted(text) + " is not a whole number from " + std::to_string(low) + " to " +
           std::to_string(high));
   }
-  return value;
+  return static_cast<std::size_t>(*value);
 }
 
 // Seconds: a finite number above zero (NaN and infinity cannot become a

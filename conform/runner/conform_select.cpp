@@ -1,3 +1,4 @@
+#include "base/decimal.hpp"
 #include "runner/conform_select.hpp"
 
 #include "base/printable.hpp"
@@ -18,9 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 using agent_session::internal::terminal_safe;
 
+// A version's number: decimal, without a leading zero.
 bool is_number(std::string_view text) {
-  if (text.empty() || (text.size() > 1 && text[0] == '0')) return false;
-  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return internal::is_decimal(text) && (text.size() == 1 || text[0] != '0');
 }
 
 std::string_view trimmed(std::string_view text) {

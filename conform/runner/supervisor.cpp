@@ -1,3 +1,4 @@
+#include "base/decimal.hpp"
 #include "runner/supervisor.hpp"
 
 #include <cerrno>
@@ -66,9 +67,8 @@ pid_t parent_of(int proc, const char* name) {
   // The command name may hold anything, ')' too; what follows the last ')' cannot.
   const char* end_of_name = std::strrchr(text, ')');
   if (end_of_name == nullptr || end_of_name[1] != ' ' || end_of_name[2] == '\0' || end_of_name[3] != ' ') return -1;
-  pid_t pid = 0;
-  for (const char* digit = end_of_name + 4; *digit >= '0' && *digit <= '9'; ++digit) pid = pid * 10 + (*digit - '0');
-  return pid;
+  const auto pid = internal::parse_decimal(internal::leading_digits(end_of_name + 4));
+  return pid && *pid <= 0x7FFFFFFF ? static_cast<pid_t>(*pid) : -1;
 }
 
 // Calls visit(pid, name) for every process in /proc, `name` its entry.
@@ -81,10 +81,8 @@ void for_each_process(int proc, const Visit& visit) {
       std::memcpy(&length, entries + at + offsetof(dirent64, d_reclen), sizeof length);
       const char* name = entries + at + offsetof(dirent64, d_name);
       at += length;
-      pid_t pid = 0;
-      const char* digit = name;
-      for (; *digit >= '0' && *digit <= '9'; ++digit) pid = pid * 10 + (*digit - '0');
-      if (digit != name && *digit == '\0') visit(pid, name);
+      const auto pid = internal::parse_decimal(name);  // the other entries are not processes
+      if (pid && *pid <= 0x7FFFFFFF) visit(static_cast<pid_t>(*pid), name);
     }
   }
 }
@@ -113,7 +111,7 @@ std::size_t pid_limit() {
     char text[32];
     const ssize_t n = ::read(fd, text, sizeof text);
     ::close(fd);
-    for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i) limit = limit * 10 + (text[i] - '0');
+    if (n > 0) limit = internal::parse_decimal(internal::leading_digits(std::string_view(text, n))).value_or(0);
   }
   return limit > 0 && limit <= (1U << 22) ? limit : (1U << 22);
 }

@@ -59,10 +59,6 @@ class ContextError : public std::runtime_error {
   // unit_exceeds_budget: `unit` is the newest unit, which alone does not
   // fit in `budget` characters.
   ContextError(const ContextUnit& unit, std::uint64_t budget);
-  // The same, with `what` instead of the standard text (which it must
-  // start with): a caller that knows more, such as the unit's lines in its
-  // file, adds it.
-  ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what);
 
   ContextErrorKind kind() const noexcept { return kind_; }
   // 0-based index, in the caller's list, of the message that cannot be

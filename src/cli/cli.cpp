@@ -8,6 +8,7 @@
 #include "runner/conform_options.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
+#include "base/decimal.hpp"
 #include "base/printable.hpp"
 
 #include <CLI/CLI.hpp>
@@ -44,6 +45,13 @@ NumberedSession load(const std::string& file, std::istream& in) {
   return load_numbered_session(file, MissingFile::error);
 }
 
+// A ContextError of the newest unit, its text followed by the unit's
+// lines in the file: exit 1, as the ContextError.
+class BudgetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // trim_context, with a budget error that also names the unit's lines.
 std::span<const Message> trim(const NumberedSession& session, std::uint64_t budget, const std::string& file) {
   try {
@@ -52,25 +60,19 @@ std::span<const Message> trim(const NumberedSession& session, std::uint64_t budg
     const std::optional<ContextUnit> unit = error.unit();
     if (!unit) throw;
     const std::string where = file == kStdin ? "standard input" : file;
-    throw ContextError(*unit, budget, std::string(error.what()) + "; in " + where + ": " +
-                                          describe_lines(session, unit->begin, unit->end));
+    throw BudgetError(std::string(error.what()) + "; in " + where + ": " +
+                      describe_lines(session, unit->begin, unit->end));
   }
 }
 
 // A budget is a non-negative decimal integer. Anything larger than any
 // estimate can be (2^64 - 1) means the same thing, so it saturates.
 std::uint64_t parse_budget(const std::string& text) {
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (!internal::is_decimal(text)) {
     throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not \"" +
                      terminal_safe(text) + "\"");
   }
-  std::uint64_t value = 0;
-  for (const char c : text) {
-    const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::numeric_limits<std::uint64_t>::max();
-    value = value * 10 + digit;
-  }
-  return value;
+  return internal::parse_decimal(text).value_or(std::numeric_limits<std::uint64_t>::max());
 }
 
 void append_from_stdin(const std::string& file, std::istream& in, const AppendOptions& options) {
@@ -349,6 +351,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   } catch (const SessionError& error) {
     return reported(err, error, kInvalid);
   } catch (const ContextError& error) {
+    return reported(err, error, kInvalid);
+  } catch (const BudgetError& error) {
     return reported(err, error, kInvalid);
   } catch (const ScriptError& error) {
     return reported(err, error, kInvalid);

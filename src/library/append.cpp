@@ -5,6 +5,7 @@
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
 #include "spec/line_parser.hpp"
+#include "spec/line_reader.hpp"
 #include "spec/load.hpp"
 
 #include <algorithm>
@@ -16,8 +17,6 @@ namespace agent_session {
 namespace internal {
 namespace {
 
-std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
-
 // The torn-tail guard of append_session: returns what must precede the
 // batch (a `\n` after a valid unterminated last line), or throws the
 // SessionError load_session would throw for a torn one. A pending-sync
@@ -27,17 +26,15 @@ std::size_t count_lines(std::string_view text) { return static_cast<std::size_t>
 std::string_view separator_before_append(LockedFile& file) {
   if (file.size() == 0 || file.last_byte() == '\n') return {};
   const std::string bytes = file.read_all();  // rare: only after a crash, a hand edit or a failed rollback
-  const std::size_t last_newline = bytes.rfind('\n');
-  const std::size_t start = last_newline == std::string::npos ? 0 : last_newline + 1;
   if (const auto cut = pending_sync_cut(bytes)) {
     file.cut(*cut, "finishing the rollback of an earlier synced append that failed");
     return separator_before_append(file);
   }
-  const std::size_t line_number = count_lines(std::string_view(bytes).substr(0, start)) + 1;
+  const LinePosition torn = last_line(bytes);  // as the loader numbers it
   try {
-    JsonLineParser().parse(std::string_view(bytes).substr(start), line_number);
+    JsonLineParser().parse(torn.text, torn.number);
   } catch (const SessionError& error) {
-    throw SessionError(error.kind(), line_number, with_torn_tail_hint(error, "; nothing was appended"));
+    throw SessionError(error.kind(), torn.number, with_torn_tail_hint(error, "; nothing was appended"));
   }
   return "\n";
 }

@@ -1,3 +1,4 @@
+#include "base/decimal.hpp"
 #include "library/pending_sync.hpp"
 
 #include "agent_session/session.hpp"
@@ -51,12 +52,9 @@ std::optional<std::pair<std::string_view, std::uint64_t>> parse_mark(std::string
   const std::string_view number = line.substr(middle + kMiddle.size());
   if (number.size() < 2 || number.back() != '}') return std::nullopt;
   const std::string_view digits = number.substr(0, number.size() - 1);
-  if (digits.size() > 20 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  std::uint64_t rollback_to = 0;
-  if (std::from_chars(digits.data(), digits.data() + digits.size(), rollback_to).ec != std::errc()) return std::nullopt;
-  return std::pair{boot, rollback_to};
+  const std::optional<std::uint64_t> rollback_to = parse_decimal(digits);
+  if (!rollback_to) return std::nullopt;
+  return std::pair{boot, *rollback_to};
 }
 
 // The bytes a mark says its batch began at hold what a synced append

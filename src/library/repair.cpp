@@ -1,5 +1,8 @@
 #include "agent_session/repair.hpp"
 
+#include "base/printable.hpp"
+#include "spec/line_reader.hpp"
+
 #include "agent_session/session.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
@@ -19,56 +22,19 @@
 namespace agent_session {
 namespace {
 
+// A short excerpt of a bad line, shown in double quotes: escaped as every
+// untrusted text is (terminal_safe, base/printable.hpp), the start of the
+// line and, for a long one, its end too (where a torn line stops), each
+// cut between characters.
 constexpr std::size_t kExcerptBytes = 80;
 constexpr std::size_t kExcerptTailBytes = 16;
 
-void append_printable(std::string& out, std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    }
-  }
-}
-
-// A short excerpt a terminal can show safely: the start of the line and,
-// for a long one, its end too (where a torn line stops).
-std::string printable_excerpt(std::string_view line) {
-  std::string out;
-  if (line.size() <= kExcerptBytes) {
-    append_printable(out, line);
-    return out;
-  }
-  append_printable(out, line.substr(0, kExcerptBytes - kExcerptTailBytes));
-  out += " ... ";
-  append_printable(out, line.substr(line.size() - kExcerptTailBytes));
-  return out;
-}
-
-// Byte offset where physical line `line` (1-based) starts.
-std::size_t offset_of_line(std::string_view bytes, std::size_t line) {
-  std::size_t offset = 0;
-  for (std::size_t n = 1; n < line; ++n) offset = bytes.find('\n', offset) + 1;
-  return offset;
-}
-
-std::size_t non_empty_lines_before(std::string_view bytes, std::size_t offset) {
-  std::size_t count = 0;
-  std::size_t start = 0;
-  while (start < offset) {
-    const std::size_t end = bytes.find('\n', start);
-    if (end > start) ++count;
-    start = end + 1;
-  }
-  return count;
+std::string excerpt_of(std::string_view line) {
+  if (line.size() <= kExcerptBytes) return internal::terminal_safe(line);
+  const std::size_t head = internal::character_boundary_before(line, kExcerptBytes - kExcerptTailBytes);
+  std::size_t tail = line.size() - kExcerptTailBytes;
+  while (tail < line.size() && (static_cast<unsigned char>(line[tail]) & 0xC0) == 0x80) ++tail;
+  return internal::terminal_safe(line.substr(0, head)) + " ... " + internal::terminal_safe(line.substr(tail));
 }
 
 // `<name>.bak-20261130T023000Z`: sorts by time, names its origin.
@@ -135,9 +101,10 @@ SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis foun
   if (found.health != SessionHealth::torn_tail) return found;
   const auto cut = internal::pending_sync_cut(bytes);
   if (!cut || *cut == found.offset) return found;
-  found.offset = static_cast<std::size_t>(*cut);
-  found.messages = non_empty_lines_before(bytes, found.offset);
-  found.line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(found.offset), '\n')) + 1;
+  const internal::LinePosition mark = internal::line_at_offset(bytes, *cut);
+  found.offset = static_cast<std::size_t>(mark.offset);
+  found.messages = mark.non_empty_before;
+  found.line = mark.number;
   found.error += " (the pending-sync mark of an append that failed and could not roll back: its batch, from byte " +
                  std::to_string(found.offset) + ", was never acknowledged and is cut too)";
   return found;
@@ -156,14 +123,14 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
     found.line = error.line();
     found.error = error.what();
   }
-  found.offset = offset_of_line(bytes, found.line);
-  const std::size_t end = bytes.find('\n', found.offset);
+  const internal::LinePosition bad = internal::line_numbered(bytes, found.line);
+  found.offset = static_cast<std::size_t>(bad.offset);
   // Only an unterminated last line can be a write cut short; a bad line
   // with a newline after it was written whole, or damaged later.
-  found.health = end == std::string_view::npos ? SessionHealth::torn_tail : SessionHealth::corrupt;
-  found.last_line = end == std::string_view::npos || bytes.find_first_not_of('\n', end) == std::string_view::npos;
-  found.messages = non_empty_lines_before(bytes, found.offset);
-  found.excerpt = printable_excerpt(bytes.substr(found.offset, end == std::string_view::npos ? end : end - found.offset));
+  found.health = bad.terminated ? SessionHealth::corrupt : SessionHealth::torn_tail;
+  found.last_line = bad.last;
+  found.messages = bad.non_empty_before;
+  found.excerpt = excerpt_of(bad.text);
   return found;
 }
 

@@ -38,19 +38,16 @@ void append_canonical_value(std::string& out, const Json& value, int depth) {
     case Type::object: {
       // JavaScript's property order; a loaded object is in it already, one
       // built in memory may not be.
-      std::vector<const Json::object_t::value_type*> members;
-      for (const auto& member : *value.get_ptr<const Json::object_t*>()) members.push_back(&member);
-      std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
-        const bool a_index = is_array_index(a->first), b_index = is_array_index(b->first);
-        if (a_index != b_index) return a_index;
-        return a_index && std::stoul(a->first) < std::stoul(b->first);
-      });
+      const auto& object = *value.get_ptr<const Json::object_t*>();
+      const auto member = [&](std::size_t i) -> const auto& { return *(object.begin() + static_cast<std::ptrdiff_t>(i)); };
+      const std::vector<std::size_t> order =
+          javascript_order(object.size(), [&](std::size_t i) -> std::string_view { return member(i).first; });
       out += '{';
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (i > 0) out += ',';
-        append_json_string(out, members[i]->first);
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        if (k > 0) out += ',';
+        append_json_string(out, member(order[k]).first);
         out += ':';
-        append_canonical_value(out, members[i]->second, depth + 1);
+        append_canonical_value(out, member(order[k]).second, depth + 1);
       }
       out += '}';
       return;

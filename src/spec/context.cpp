@@ -27,10 +27,10 @@ std::string unit_exceeds_text(const ContextUnit& unit, std::uint64_t budget) {
 }  // namespace
 
 ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
-    : ContextError(unit, budget, unit_exceeds_text(unit, budget)) {}
-
-ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget, const std::string& what)
-    : std::runtime_error(what), kind_(ContextErrorKind::unit_exceeds_budget), unit_(unit), budget_(budget) {}
+    : std::runtime_error(unit_exceeds_text(unit, budget)),
+      kind_(ContextErrorKind::unit_exceeds_budget),
+      unit_(unit),
+      budget_(budget) {}
 
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
   // One forward pass: the latest assistant seen declaring an id is the

@@ -1,5 +1,7 @@
 #include "spec/js_object.hpp"
 
+#include "base/decimal.hpp"
+
 #include "spec/json_teardown.hpp"
 
 #include <algorithm>
@@ -119,29 +121,19 @@ void put_in_javascript_order(Json& object) {
   auto& members = members_of(object);
   const auto is_index = [](const auto& member) { return is_array_index(member.first); };
   if (std::none_of(members.begin(), members.end(), is_index)) return;
-  std::vector<std::pair<unsigned long, std::size_t>> index_positions;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (is_index(members[i])) index_positions.emplace_back(std::stoul(members[i].first), i);
-  }
-  std::sort(index_positions.begin(), index_positions.end());
+  const std::vector<std::size_t> order =
+      javascript_order(members.size(), [&](std::size_t i) -> std::string_view { return members[i].first; });
   Members ordered;
   rebuild(members, ordered, members.size(), [&](const auto& add) {
-    for (const auto& [index, i] : index_positions) add(i);
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (!is_index(members[i])) add(i);
-    }
+    for (const std::size_t i : order) add(i);
   });
 }
 
-bool is_array_index(std::string_view key) noexcept {
-  if (key.empty() || key.size() > 10) return false;
-  if (key.size() > 1 && key[0] == '0') return false;
-  std::uint64_t value = 0;
-  for (const char c : key) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return value <= 4294967294ULL;
+std::optional<std::uint32_t> array_index(std::string_view key) noexcept {
+  if (key.size() > 10 || (key.size() > 1 && key[0] == '0')) return std::nullopt;
+  const std::optional<std::uint64_t> value = parse_decimal(key);
+  if (!value || *value > 4294967294ULL) return std::nullopt;
+  return static_cast<std::uint32_t>(*value);
 }
 
 }  // namespace agent_session::internal

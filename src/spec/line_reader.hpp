@@ -24,6 +24,7 @@ class LineReader {
     std::size_t number;          // 1-based, physical: empty lines count
     bool terminated;             // false for a last line without `\n`
     std::size_t readable_after;  // bytes past text's end that may be read
+    std::uint64_t offset;        // the byte of the input where the line starts
   };
 
   // `read_ahead`: bytes kept readable past every line's end, for a parser
@@ -47,8 +48,26 @@ class LineReader {
   std::size_t end_ = 0;       // end of the bytes read
   std::size_t scanned_ = 0;   // bytes from begin_ known to hold no `\n`
   std::size_t number_ = 0;
+  std::uint64_t dropped_ = 0;  // input bytes before buffer_'s first
   bool at_end_ = false;
 };
+
+// A line of bytes in memory, found by the line reader: the one numbering
+// of lines (SPEC.md §2: physical, 1-based, empty lines counted) for the
+// loader, repair and the append's torn-tail guard alike.
+struct LinePosition {
+  std::size_t number = 0;            // 0: `bytes` holds no line
+  std::uint64_t offset = 0;          // where it starts
+  std::string_view text;             // without its `\n`
+  bool terminated = false;           // a `\n` follows it
+  std::size_t non_empty_before = 0;  // the lines before it that loading reads (messages)
+  bool last = false;                 // no non-empty line follows it
+};
+// The line numbered `number` (it must exist), the line that starts at
+// byte `offset` (or the first after it), the last line.
+LinePosition line_numbered(std::string_view bytes, std::size_t number);
+LinePosition line_at_offset(std::string_view bytes, std::uint64_t offset);
+LinePosition last_line(std::string_view bytes);
 
 // A ReadSome over bytes in memory, handing them out a piece at a time as
 // a file would (the bytes must outlive it).
