@@ -14,7 +14,11 @@ export async function runMutant(name, original, replacement) {
     process.exitCode = 70;
     return;
   }
-  const mutated = source.slice(0, at) + replacement + source.slice(at + original.length);
+  // A data: URL has no folder: the oracle's own modules are named whole.
+  const mutated = (source.slice(0, at) + replacement + source.slice(at + original.length)).replaceAll(
+    'from "./',
+    `from "${new URL("./", oracle)}`,
+  );
   // The mutated oracle runs its own main(process.argv.slice(2)) on import.
   await import(`data:text/javascript;base64,${Buffer.from(mutated).toString("base64")}`);
 }
