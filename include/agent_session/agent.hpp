@@ -8,7 +8,7 @@
 //
 // Example:
 //   namespace as = agent_session;
-//   as::ScriptedClient model(as::load_script("replies.jsonl"));
+//   as::ModelClient& model = my_model;   // your model: any as::ModelClient
 //   std::map<std::string, as::Tool> tools;
 //   tools["echo"] = {"returns input.text", [](const as::Json& in) { return in.at("text").get<std::string>(); }};
 //   as::AgentResult result = as::run_agent({.prompt = "hello",

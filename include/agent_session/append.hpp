@@ -7,7 +7,8 @@
 // Example:
 //   namespace as = agent_session;
 //   as::append_session("s.jsonl", as::UserMessage{"hello"});
-//   as::append_session("s.jsonl", batch, {.sync = as::SyncPolicy::data});
+//   const std::vector<as::Message> batch = {as::UserMessage{"a"}, as::UserMessage{"b"}};
+//   as::append_session("s.jsonl", batch, {.sync = as::SyncPolicy::data});   // all or nothing, synced
 #pragma once
 
 #include "agent_session/message.hpp"

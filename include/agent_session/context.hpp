@@ -9,6 +9,7 @@
 // approximation of a model's window, not a token count.
 //
 // Example:
+//   using namespace agent_session;
 //   std::vector<Message> history = load_session("s.jsonl");
 //   std::uint64_t chars = estimate_context_chars(history);
 //   std::span<const Message> sent = trim_context(history, 20000);

@@ -7,7 +7,7 @@
 //
 // Example:
 //   namespace as = agent_session;                          // and #include <agent_session/agent.hpp>
-//   as::ScriptedClient model(as::load_script("replies.jsonl"));   // any as::ModelClient
+//   as::ModelClient& model = my_model;                     // your model: any as::ModelClient
 //   const std::vector<as::ToolSpec> tools = {{"read_file", "reads a file"}};
 //   as::Session session = as::Session::open("s.jsonl");   // SPEC §2; missing = empty
 //   session.append(as::UserMessage{"What is in README.md?"});  // disk, then memory
