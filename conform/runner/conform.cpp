@@ -4,6 +4,7 @@
 #include "runner/conform_judge.hpp"
 #include "runner/conform_report.hpp"
 #include "runner/conform_select.hpp"
+#include "runner/port_runner.hpp"
 #include "runner/subprocess.hpp"
 #include "runner/vector_files.hpp"
 #include "base/printable.hpp"
@@ -50,24 +51,29 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
+// A year is as good as forever, and keeps the conversion defined.
+std::chrono::milliseconds run_timeout(const ConformOptions& options) {
+  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
 // Runs `check` with FILE, then with `-`, adding both outcomes. Returns
 // false when a run timed out: the vector's other runs are then skipped
 // (a hanging port costs one timeout per vector), or could not start.
-bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, VectorReport& report) {
+bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
+               VectorReport& report) {
   const Check& check = vector.checks[index];
-  // A year is as good as forever, and keeps the conversion defined.
-  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
-  const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  const auto timeout = run_timeout(options);
   // A built-in check runs once, with its own FILE.
   const bool one_run = !check.file.empty();
   const std::string files[2] = {one_run ? check.file : vector.input_path.string(), "-"};
   for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
+    std::vector<std::string> args = check.args;
+    args.push_back(files[mode]);
     std::vector<std::string> argv = options.command;
-    argv.insert(argv.end(), check.args.begin(), check.args.end());
-    argv.push_back(files[mode]);
+    argv.insert(argv.end(), args.begin(), args.end());
     const auto start = Clock::now();
-    const ProcessResult result =
-        run_process(argv, mode == 0 ? std::string_view() : vector.input, timeout, options.max_output);
+    const ProcessResult result = port.run(args, mode == 0 ? std::string_view() : vector.input);
     if (result.end == ProcessEnd::not_started) {
       report.fatal = result.error;
       report.fatal_code = 2;
@@ -95,7 +101,7 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
   return true;
 }
 
-VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options) {
+VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options, PortRunner& port) {
   VectorReport report;
   report.outcome.name = terminal_safe(selected.dir.path.filename().string());
   report.outcome.skipped = selected.skipped;
@@ -108,7 +114,7 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
     return report;
   }
   std::size_t i = 0;
-  while (i < vector.checks.size() && run_check(vector, i, options, report)) ++i;
+  while (i < vector.checks.size() && run_check(vector, i, options, port, report)) ++i;
   // The runs a timeout skipped, so that the reports list every check.
   const std::size_t ran = report.outcome.checks.size();
   std::size_t run = 0;
@@ -164,10 +170,11 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   const auto worker = [&] {
+    PortRunner port(options, run_timeout(options));  // with --harness, this job's long-lived port
     for (std::size_t i = next++; i < dirs.size() && !stop; i = next++) {
       VectorReport report;
       try {
-        report = run_vector(dirs[i], options);
+        report = run_vector(dirs[i], options, port);
       } catch (const std::system_error& error) {  // no pipes or processes left: stop, do not guess
         report.fatal = std::string("cannot start the port: ") + error.what();
       } catch (const std::bad_alloc&) {
@@ -322,8 +329,9 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return true;
   });
   if (fatal) {
-    if (tap) out << "Bail out! " << terminal_safe(fatal->fatal) << '\n';
-    err << me << terminal_safe(fatal->fatal) << '\n';
+    // terminal_line: the harness client's reasons are escaped already.
+    if (tap) out << "Bail out! " << agent_session::internal::terminal_line(fatal->fatal) << '\n';
+    err << me << agent_session::internal::terminal_line(fatal->fatal) << '\n';
     return fatal->fatal_code;
   }
   run.seconds = seconds_since(start);

@@ -2,6 +2,7 @@
 #include "runner/conform_options.hpp"
 
 #include "runner/conform.hpp"
+#include "runner/exec_adapter.hpp"
 
 #include "base/printable.hpp"
 
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 #include <system_error>
 
@@ -66,7 +68,7 @@ struct ValueOption {
 constexpr ValueOption kValueOptions[] = {{"--vectors", false}, {"--timeout", false},   {"--jobs", false},
                                          {"--max-output", false}, {"--only", true},   {"--skip-file", false},
                                          {"--format", false},  {"--report", true}};
-constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict"};
+constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict", "--harness"};
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
   if (name == "--vectors") options.vectors = value;
@@ -84,6 +86,7 @@ void set_flag(ConformOptions& options, std::string_view name) {
   if (name == "--version") options.show_version = true;
   if (name == "--list") options.list = true;
   if (name == "--strict") options.strict = true;
+  if (name == "--harness") options.harness = true;
 }
 
 }  // namespace
@@ -161,6 +164,9 @@ std::string conform_help(std::string_view program) {
          "  --skip-file TEXT            vectors not to run: one name a line, # comments; they are counted and "
          "printed as skipped\n"
          "  --strict                    a skipped vector fails the run (exit 1)\n"
+         "  --harness                   harness mode (corpus/conformance/harness.md): start CMD harness once per job "
+         "and send it every command line, judged as in exec mode; a port that does not answer start stops the run "
+         "with exit 2\n"
          "  --format TEXT:{text,tap}=text\n"
          "                              standard output: text (FAIL lines) or tap (TAP version 14)\n"
          "  --report KIND=FILE          junit=FILE or json=FILE, written after the run; repeat --report for "
@@ -169,9 +175,15 @@ std::string conform_help(std::string_view program) {
          "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
          "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
          "skipped any; names and the port's output are escaped. Exit 2: usage error (no vectors folder, no CMD or "
-         "one that cannot run, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
+         "one that cannot run, with --harness one that does not answer start, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
          "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
+         "'" + name + " exec-adapter [--timeout S] [--max-output N] -- PORT...' speaks the harness protocol on "
+         "standard input and output and runs each request as PORT ARGS... in exec mode.\n"
+         "With exec-adapter as its first word, '" + name + " exec-adapter [--timeout S] [--max-output N] -- "
+         "PORT...' speaks the harness protocol on standard input and output, running each request as PORT ARGS... "
+         "in exec mode.\n"
          "Examples:\n  " + name + " -- node tests/oracle/cli.mjs\n"
+         "  " + name + " --harness --jobs 2 -- node tests/oracle/cli.mjs\n"
          "  " + name + " --strict --timeout 5 --jobs 2 -- ./my-port\n"
          "  " + name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
 }
@@ -189,8 +201,9 @@ std::string default_vectors_folder() {
   return "corpus/conformance";
 }
 
-int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err) {
+  if (!args.empty() && args.front() == "exec-adapter") return exec_adapter_main({args.begin() + 1, args.end()}, in, out, err);
   ConformOptions options;
   try {
     options = parse_conform_options(args);
@@ -207,6 +220,15 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
     return 0;
   }
   return run_conformance(options, out, err);
+}
+
+}  // namespace agent_session::cli
+
+namespace agent_session::cli {
+
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
+                 std::ostream& err) {
+  return conform_main(args, program, std::cin, out, err);
 }
 
 }  // namespace agent_session::cli

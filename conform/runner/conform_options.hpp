@@ -27,6 +27,7 @@ struct ConformOptions {
   std::vector<std::string> only;               // fnmatch globs: run the vectors matching any (all when empty)
   std::string skip_file;                       // vectors not to run, one name a line; counted as skipped
   bool strict = false;                         // a skipped vector fails the run
+  bool harness = false;                        // one long-lived `CMD harness` per job (corpus/conformance/harness.md)
   std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
   bool show_help = false;                      // -h, --help: print conform_help, run nothing
@@ -59,7 +60,11 @@ std::string default_vectors_folder();
 // Parses `args` and runs the vectors (run_conformance, runner/conform.hpp),
 // or prints the help. A usage error is one line on `err`, ending with how
 // to see the help, and exit 2. A failed write to `out` throws, as `out` does.
+// `exec-adapter ...` as the first word serves the harness protocol on
+// `in` and `out` instead (runner/exec_adapter.hpp); without `in`, std::cin.
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
+                 std::ostream& err);
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err);
 
 }  // namespace agent_session::cli

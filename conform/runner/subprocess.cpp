@@ -1,7 +1,6 @@
 #include "runner/subprocess.hpp"
 
-#include "base/descriptor.hpp"
-#include "runner/supervisor.hpp"
+#include "runner/supervision.hpp"
 
 #include <array>
 #include <cerrno>
@@ -20,82 +19,7 @@
 namespace agent_session::cli {
 namespace {
 
-[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
-
-
-using internal::Fd;
-
-struct Pipe {
-  Fd read, write;
-};
-
-// Close-on-exec, so no other child (another thread's port) inherits it.
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
-  return {Fd(fds[0]), Fd(fds[1])};
-}
-
-// Blocks SIGPIPE in this thread for the lifetime of the guard; a SIGPIPE
-// raised by a write to a closed pipe stays pending and is discarded before
-// the mask is restored, so it never reaches the process.
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigset_t pipe_only;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &previous_);
-  }
-  SigpipeBlock(const SigpipeBlock&) = delete;
-  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-  ~SigpipeBlock() {
-    if (!sigismember(&previous_, SIGPIPE)) {
-      sigset_t pipe_only;
-      sigemptyset(&pipe_only);
-      sigaddset(&pipe_only, SIGPIPE);
-      const timespec no_wait{0, 0};
-      while (sigtimedwait(&pipe_only, nullptr, &no_wait) == SIGPIPE) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  const sigset_t& previous() const { return previous_; }
-
- private:
-  sigset_t previous_;
-};
-
-using Clock = std::chrono::steady_clock;
-
-// Reads exactly one `T` from `fd`, blocking (callers poll first); false
-// at end of file first.
-template <typename T>
-bool read_whole(int fd, T& value) {
-  ssize_t n;
-  do {
-    n = ::read(fd, &value, sizeof value);
-  } while (n < 0 && errno == EINTR);
-  return n == static_cast<ssize_t>(sizeof value);
-}
-
-// Waits until `fd` can be read (or is at end of file) or `until` passes;
-// false in the second case.
-bool wait_readable(int fd, Clock::time_point until) {
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
-    if (ready > 0) return true;
-    if (ready < 0 && errno != EINTR) throw_errno("poll");
-  }
-}
-
-void set_nonblocking(int fd) {
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) throw_errno("fcntl");
-}
+using namespace supervision;
 
 // Reads what is available into `sink`, never past `limit` + 1 bytes;
 // closes `fd` at end of file. True when the stream outgrew `limit`.
@@ -168,91 +92,6 @@ PumpEnd pump(Streams& s, int report_fd, std::string_view input, ProcessResult& r
   return PumpEnd::reported;
 }
 
-// How long a supervisor has to report and exit once it is told to stop
-// (or has reported) before it is killed: ample for killing a port's tree,
-// and a bound on what a supervisor that someone keeps stopping can cost.
-constexpr auto kGrace = std::chrono::seconds(5);
-
-// The supervisor, never waited for without a bound: it holds the only
-// write end of the report pipe, whose end of file tells us it has exited;
-// past the grace it is killed (SIGKILL ends a stopped process too). On a
-// path out by exception it is stopped and waited for the same way, so
-// that nothing outlives the call.
-class Supervisor {
- public:
-  Supervisor(pid_t pid, Fd report) : pid_(pid), report_(std::move(report)) {}
-  Supervisor(const Supervisor&) = delete;
-  Supervisor& operator=(const Supervisor&) = delete;
-  ~Supervisor() {
-    if (pid_ < 0) return;
-    stop();
-    try {
-      finish(Clock::now() + kGrace);
-    } catch (...) {  // poll failed: kill it, and wait below
-    }
-    if (pid_ >= 0) {
-      ::kill(pid_, SIGKILL);
-      reap();
-    }
-  }
-  int report() const { return report_.get(); }
-  // It answers by killing the program and everything it left, then
-  // reports and exits. SIGCONT: a supervisor stopped by someone answers
-  // too (one that is stopped again is killed at the grace's end).
-  void stop() const {
-    ::kill(pid_, SIGTERM);
-    ::kill(pid_, SIGCONT);
-  }
-  // Waits for the supervisor's exit until `until`, kills it then, and
-  // reaps it; returns its wait status. What is left of its report is
-  // discarded.
-  int finish(Clock::time_point until) {
-    char discarded[sizeof(SupervisorReport)];
-    while (report_.get() >= 0 && wait_readable(report_.get(), until)) {
-      const ssize_t n = ::read(report_.get(), discarded, sizeof discarded);
-      if (n == 0 || (n < 0 && errno != EINTR)) report_.reset();
-    }
-    if (report_.get() >= 0) ::kill(pid_, SIGKILL);
-    return reap();
-  }
-
- private:
-  // Bounded: the supervisor has closed its last descriptor in exit, or
-  // has been sent SIGKILL.
-  int reap() {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return status;
-  }
-  pid_t pid_;
-  Fd report_;
-};
-
-// How a helper died, from its wait status.
-void set_death(int wait_status, ProcessResult& result) {
-  if (WIFSIGNALED(wait_status)) {
-    result.signal = WTERMSIG(wait_status);
-  } else {
-    result.exit_code = WEXITSTATUS(wait_status);
-  }
-}
-
-// The program's end from the supervisor's word, once it has reported.
-void set_end(const SupervisorReport& word, ProcessResult& result) {
-  if (word.parent_end == kParentKilled) {
-    result.end = ProcessEnd::parent_killed;
-    set_death(word.parent_status, result);
-  } else if (WIFSIGNALED(word.wait_status)) {
-    result.end = ProcessEnd::signaled;
-    result.signal = WTERMSIG(word.wait_status);
-  } else {
-    result.end = ProcessEnd::exited;
-    result.exit_code = WEXITSTATUS(word.wait_status);
-  }
-}
-
 // A run past its deadline: the supervisor is told to stop and its word,
 // unless it came already (`word`), is awaited until `grace_end`; it says
 // whether the program had stopped its parent, which explains the timeout.
@@ -281,42 +120,21 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
     result.error = "no command";
     return result;
   }
-  std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
-  for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
-  c_argv.push_back(nullptr);
-
   const SigpipeBlock sigpipe_block;
-  Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
-  const SupervisorLaunch launch{c_argv.data(), in.read.get(),    out.write.get(),          err.write.get(),
-                                status.write.get(), report.write.get(), sigpipe_block.previous(), ::getpid()};
   const auto deadline = Clock::now() + timeout;
-  const pid_t pid = ::fork();
-  if (pid < 0) throw_errno("fork");
-  if (pid == 0) run_supervisor(launch);
-  Supervisor supervisor(pid, std::move(report.read));
-
-  in.read.reset();
-  out.write.reset();
-  err.write.reset();
-  status.write.reset();
-  report.write.reset();
-  // The close-on-exec pipe closes without a word when exec succeeds; a
-  // start that outlasts the deadline (helpers someone stopped) times out.
-  // The parent holds it until just after its fork: a program that stops
-  // its parent at once is found here, and the word says so.
-  if (!wait_readable(status.read.get(), deadline)) {
+  Started started = start_supervised(argv, sigpipe_block.previous(), deadline);
+  Supervisor& supervisor = started.supervisor;
+  // A start that outlasts the deadline (helpers someone stopped) times out.
+  if (started.outcome == Started::stuck) {
     timed_out(supervisor, Clock::now() + kGrace, result);
     return result;
   }
-  if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
-    supervisor.stop();  // there is nothing left to run
-    supervisor.finish(Clock::now() + kGrace);
-    if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
-    result.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
+  if (started.outcome == Started::failed) {
+    result.error = std::move(started.error);
     return result;
   }
-  set_nonblocking(in.write.get());
-  Streams streams{std::move(in.write), std::move(out.read), std::move(err.read)};
+  set_nonblocking(started.in.get());
+  Streams streams{std::move(started.in), std::move(started.out), std::move(started.err)};
   SupervisorReport word{};
   bool reported = false;
   const PumpEnd end = pump(streams, supervisor.report(), input, result, deadline, word, reported);
@@ -354,6 +172,7 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
       text << "wrote more than " << result.output_limit << " bytes to " << result.overflowed << " (killed)";
       break;
     case ProcessEnd::not_started:
+    case ProcessEnd::harness_failure:
       text << result.error;
       break;
     case ProcessEnd::parent_killed:

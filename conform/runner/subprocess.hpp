@@ -33,6 +33,10 @@ enum class ProcessEnd {
   // (the program hunted it down too): `signal` or exit_code as above.
   // What the program started may still run.
   supervisor_killed,
+  // A long-lived port (runner/harness_client.hpp) broke the harness
+  // protocol (a garbage line, another seq, an `error`, a closed output):
+  // `error` says how. Never an outcome of exec mode.
+  harness_failure,
 };
 
 struct ProcessResult {
@@ -41,7 +45,7 @@ struct ProcessResult {
   int signal = 0;
   std::string out;    // what it wrote to standard output (at most output_limit bytes)
   std::string err;    // what it wrote to standard error (at most output_limit bytes)
-  std::string error;  // why it did not start (not_started only)
+  std::string error;  // why it did not start (not_started), how the protocol broke (harness_failure)
   std::size_t output_limit = 0;  // the cap it ran under
   const char* overflowed = "";   // "standard output" or "standard error" (output_limit only)
 };

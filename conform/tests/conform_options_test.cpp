@@ -89,6 +89,8 @@ TEST(ConformOptions, EverythingAfterTheSeparatorIsThePortsCommandLine) {
   // Before --, a word that is no option starts the command line too.
   EXPECT_EQ(parse_conform_options({"node", "cli.mjs", "-"}).command, (std::vector<std::string>{"node", "cli.mjs", "-"}));
   EXPECT_TRUE(parse_conform_options({"-h"}).show_help);
+  EXPECT_TRUE(parse_conform_options({"--harness", "--", "p"}).harness);
+  EXPECT_FALSE(parse_conform_options({"--", "p"}).harness);
   EXPECT_TRUE(parse_conform_options({"--help"}).show_help);
 }
 
@@ -153,7 +155,8 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("Usage: agent-session-conform [OPTIONS]"), std::string::npos) << r.out;
   for (const char* option : {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list",
-                             "--only", "--skip-file", "--strict", "--format", "--report", "Examples:"}) {
+                             "--only", "--skip-file", "--strict", "--harness", "--format", "--report", "exec-adapter",
+                             "Examples:"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);

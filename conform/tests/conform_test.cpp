@@ -231,8 +231,12 @@ TEST(ConformOurCli, PassesEveryVector) {
   EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
 }
 
+// The JavaScript runs use harness mode (corpus/conformance/harness.md):
+// one Node process per job instead of one per command line, with the
+// same verdicts as exec mode (harness_test: HarnessSameVerdicts).
 TEST(ConformJavaScriptOracle, PassesEveryVector) {
-  const auto r = conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()}, {"--jobs", "2"});
+  const auto r = conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()},
+                         {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
 }
@@ -249,7 +253,8 @@ class ConformMutant : public ::testing::TestWithParam<Mutant> {};
 
 TEST_P(ConformMutant, FailsAndIsNamedByTheVectorsThatExposeIt) {
   const Mutant& mutant = GetParam();
-  const auto r = conform(kVectors, {"node", (kSource / "tests" / "mutants" / mutant.script).string()}, {"--jobs", "2"});
+  const auto r = conform(kVectors, {"node", (kSource / "tests" / "mutants" / mutant.script).string()},
+                         {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   for (const char* vector : mutant.caught_by) {
     EXPECT_NE(r.out.find(std::string("FAIL ") + vector + " ("), std::string::npos) << vector << " missed it:\n" << r.out;

@@ -6,6 +6,7 @@
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 #include "runner/conform_options.hpp"
+#include "cli/harness_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
 #include "base/decimal.hpp"
@@ -291,9 +292,16 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                      "then again with - and the input on standard input. Exit 0: every vector passed; 1: some "
                      "failed.");
 
+  app.add_subcommand("harness", "Answer command lines as JSON requests on standard input (the harness protocol, "
+                                "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.");
+
   check_command_name(app, args);
   if (args.front() == "conform") {
-    return conform_main({args.begin() + 1, args.end()}, "agent-session conform", out, err);
+    return conform_main({args.begin() + 1, args.end()}, "agent-session conform", in, out, err);
+  }
+  if (args.front() == "harness") {
+    if (args.size() > 1) throw UsageError("harness takes no arguments: requests come on standard input");
+    return serve_harness_command(in, out);
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {

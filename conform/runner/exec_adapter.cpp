@@ -1,0 +1,52 @@
+#include "runner/exec_adapter.hpp"
+
+#include "runner/conform_options.hpp"
+#include "runner/conform_select.hpp"
+#include "runner/harness_server.hpp"
+#include "runner/subprocess.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string_view>
+#include <ostream>
+
+namespace agent_session::cli {
+
+int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  // The runner's own parser: --timeout and --max-output mean what they mean there.
+  ConformOptions options;
+  try {
+    for (const auto& word : args) {
+      if (word == "--") break;
+      if (word.starts_with("-") && !word.starts_with("--timeout") && !word.starts_with("--max-output")) {
+        throw ConformUsageError{"exec-adapter takes only --timeout and --max-output before -- PORT..."};
+      }
+    }
+    options = parse_conform_options(args);
+  } catch (const ConformUsageError& problem) {
+    err << "agent-session-conform: exec-adapter: " << problem.message << '\n';
+    return 2;
+  }
+  // The runner starts `CMD harness` (harness.md §1): that last word is
+  // the protocol's, not the port's.
+  if (!options.command.empty() && options.command.back() == "harness") options.command.pop_back();
+  if (options.command.empty()) {
+    err << "agent-session-conform: exec-adapter: no port (agent-session-conform exec-adapter -- PORT...)\n";
+    return 2;
+  }
+  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  std::string shown;
+  for (const auto& word : options.command) shown += (shown.empty() ? "" : " ") + word;
+  const HarnessPort port{"exec-adapter: " + shown, std::string(runner_version()), "any (exec mode)",
+                         {"check", "estimate", "canon", "trim", "append"}};
+  return serve_harness(in, out, port, [&](const std::vector<std::string>& argv, std::string_view input) {
+    std::vector<std::string> command = options.command;
+    command.insert(command.end(), argv.begin(), argv.end());
+    const ProcessResult result = run_process(command, input, timeout, options.max_output);
+    if (result.end != ProcessEnd::exited) return HarnessRun{0, "", "", shown + ": " + describe_end(result, timeout)};
+    return HarnessRun{result.exit_code, result.out, result.err, ""};
+  });
+}
+
+}  // namespace agent_session::cli

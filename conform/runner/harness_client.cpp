@@ -1,0 +1,216 @@
+#include "runner/harness_client.hpp"
+
+#include "base/printable.hpp"
+#include "runner/base64.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace agent_session::cli {
+namespace {
+
+using agent_session::internal::terminal_safe;
+using Clock = LiveProcess::Clock;
+using nlohmann::json;
+
+// How long a port whose output closed has to exit before it is killed.
+constexpr std::chrono::milliseconds kHarnessGrace{2000};
+
+// A response holds two streams of at most `max_output` bytes each, in
+// base64, and a few short fields.
+std::size_t line_limit(std::size_t max_output) { return 2 * ((max_output + 2) / 3 * 4) + (1 << 16); }
+
+// `text` as a short, printable, quoted excerpt.
+std::string excerpt(std::string_view text) {
+  return "\"" + terminal_safe(text.substr(0, 120)) + (text.size() > 120 ? "\"..." : "\"");
+}
+
+std::string stderr_hint(std::string_view text) { return text.empty() ? "" : "; stderr: " + excerpt(text); }
+
+bool is_byte(const json& value) {
+  return value.is_number_integer() && value.get<std::int64_t>() >= 0 && value.get<std::int64_t>() <= 255;
+}
+
+bool nonempty_string(const json& object, const char* key) {
+  return object.contains(key) && object[key].is_string() && !object[key].get<std::string>().empty();
+}
+
+// Why `line` is not a start response of protocol 1 (empty: it is), and
+// what the port said of itself.
+std::string start_problem(const std::string& line, HarnessPort& port) {
+  const json answer = json::parse(line, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object()) return "answered start with " + excerpt(line) + ", not a JSON object";
+  if (answer.value("op", json()) == "error") {
+    return "answered start with an error: " + excerpt(answer.value("message", json("")).dump());
+  }
+  if (answer.value("op", json()) != "start") return "answered start with " + excerpt(line);
+  if (answer.value("protocol", json()) != 1) return "answered start with protocol " + excerpt(answer.value("protocol", json()).dump()) + ", not 1";
+  const json& about = answer.value("port", json());
+  if (!about.is_object() || !nonempty_string(about, "name") || !nonempty_string(about, "version") ||
+      !nonempty_string(about, "language")) {
+    return "answered start without port.name, port.version and port.language (non-empty strings)";
+  }
+  const json& commands = answer.value("commands", json());
+  if (!commands.is_array() || !std::all_of(commands.begin(), commands.end(), [](const json& c) { return c.is_string(); })) {
+    return "answered start without commands (an array of strings)";
+  }
+  port = {about["name"].get<std::string>(), about["version"].get<std::string>(), about["language"].get<std::string>(),
+          commands.get<std::vector<std::string>>()};
+  for (const char* needed : {"check", "estimate", "canon", "trim"}) {
+    if (std::find(port.commands.begin(), port.commands.end(), needed) == port.commands.end()) {
+      return std::string("answered start without ") + needed + " among its commands";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+HarnessClient::HarnessClient(HarnessSettings settings) : settings_(std::move(settings)) {}
+
+HarnessClient::~HarnessClient() {
+  try {
+    stop();
+  } catch (...) {  // poll failed: the process's destructor still kills it
+  }
+}
+
+std::string HarnessClient::shown_command() const {
+  std::string text;
+  for (const auto& word : settings_.command) text += terminal_safe(word) + " ";
+  return "'" + text + "harness'";
+}
+
+std::optional<std::string> HarnessClient::start() {
+  process_.reset();
+  std::vector<std::string> argv = settings_.command;
+  argv.push_back("harness");
+  const auto deadline = Clock::now() + settings_.timeout;
+  process_ = std::make_unique<LiveProcess>(argv, deadline);
+  if (!process_->running()) {
+    const std::string problem = terminal_safe(process_->start_error());
+    process_.reset();
+    return problem;
+  }
+  std::string line, problem;
+  switch (process_->exchange("{\"op\":\"start\",\"protocol\":1}\n", line, line_limit(settings_.max_output), deadline)) {
+    case LiveProcess::Exchange::answered:
+      problem = start_problem(line, port_);
+      if (!problem.empty()) problem = shown_command() + " " + problem;
+      break;
+    case LiveProcess::Exchange::closed: {
+      const ProcessResult end = process_->close(Clock::now() + settings_.timeout);
+      problem = shown_command() + " ended (" + describe_end(end, settings_.timeout) + ") without answering start";
+      if (end.end == ProcessEnd::exited && end.exit_code == 2) problem += ": it has no harness mode";
+      problem += stderr_hint(end.err);
+      break;
+    }
+    case LiveProcess::Exchange::timed_out:
+      problem = shown_command() + " did not answer start within " +
+                std::to_string(static_cast<double>(settings_.timeout.count()) / 1000.0) + " s" +
+                stderr_hint(process_->stderr_tail());
+      break;
+    case LiveProcess::Exchange::too_long:
+      problem = shown_command() + " answered start with a line too long for a start response";
+      break;
+  }
+  if (!problem.empty()) process_.reset();
+  if (problem.empty()) return std::nullopt;
+  return problem;
+}
+
+ProcessResult HarnessClient::failed(ProcessEnd end, std::string reason) {
+  process_.reset();  // kills it and its tree, bounded
+  ProcessResult result;
+  result.end = end;
+  result.error = std::move(reason);
+  result.output_limit = settings_.max_output;
+  return result;
+}
+
+ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::string_view input) {
+  if (!process_) {
+    if (const auto problem = start()) return failed(ProcessEnd::harness_failure, "cannot restart the port: " + *problem);
+  }
+  const std::uint64_t seq = ++seq_;
+  nlohmann::ordered_json request = {{"op", "run"}, {"seq", seq}, {"argv", argv}, {"stdin_b64", base64_encode(input)}};
+  if (!settings_.cwd.empty()) request["cwd"] = settings_.cwd;
+  std::string line;
+  const auto deadline = Clock::now() + settings_.timeout;
+  switch (process_->exchange(request.dump() + "\n", line, line_limit(settings_.max_output), deadline)) {
+    case LiveProcess::Exchange::timed_out:
+      return failed(ProcessEnd::timed_out, "");
+    case LiveProcess::Exchange::too_long:
+      return failed(ProcessEnd::harness_failure, "the port answered with a line of more than " +
+                                                     std::to_string(line_limit(settings_.max_output)) +
+                                                     " bytes, more than --max-output allows (killed)");
+    case LiveProcess::Exchange::closed: {
+      const ProcessResult end = process_->close(Clock::now() + std::min<std::chrono::milliseconds>(settings_.timeout, kHarnessGrace));
+      return failed(ProcessEnd::harness_failure, "the port's harness process ended without answering (" +
+                                                     describe_end(end, settings_.timeout) + stderr_hint(end.err) + ")");
+    }
+    case LiveProcess::Exchange::answered:
+      break;
+  }
+  const json answer = json::parse(line, nullptr, false);
+  const auto broke = [&](const std::string& why) {
+    return failed(ProcessEnd::harness_failure, "the port's harness " + why + " (killed)");
+  };
+  if (answer.is_discarded() || !answer.is_object()) return broke("answered " + excerpt(line) + ", not a JSON object");
+  const json op = answer.value("op", json());
+  if (op == "error") return broke("answered an error: " + excerpt(answer.value("message", json("")).dump()));
+  if (op != "run") return broke("answered op " + excerpt(op.dump()) + " to a run request");
+  const json& got = answer.value("seq", json());
+  if (!got.is_number_unsigned() || got.get<std::uint64_t>() != seq) {
+    return broke("answered seq " + excerpt(got.dump()) + " to run request " + std::to_string(seq));
+  }
+  const json& exit = answer.value("exit", json());
+  if (!is_byte(exit)) return broke("answered exit " + excerpt(exit.dump()) + ", not an integer from 0 to 255");
+  ProcessResult result;
+  result.output_limit = settings_.max_output;
+  const struct {
+    const char* field;
+    const char* stream;
+    std::string& into;
+  } streams[] = {{"stdout_b64", "standard output", result.out}, {"stderr_b64", "standard error", result.err}};
+  for (const auto& stream : streams) {
+    const json& text = answer.value(stream.field, json());
+    if (!text.is_string()) return broke(std::string("answered without ") + stream.field + " (a string)");
+    if (base64_decoded_size(text.get_ref<const std::string&>()) > settings_.max_output) {
+      ProcessResult over = failed(ProcessEnd::output_limit, "");
+      over.overflowed = stream.stream;
+      return over;
+    }
+    auto bytes = base64_decode(text.get_ref<const std::string&>());
+    if (!bytes) return broke(std::string("answered a ") + stream.field + " that is not base64 (RFC 4648, padded)");
+    stream.into = std::move(*bytes);
+  }
+  result.end = ProcessEnd::exited;
+  result.exit_code = exit.get<int>();
+  return result;
+}
+
+std::optional<std::string> HarnessClient::stop() {
+  if (!process_) return std::nullopt;
+  const auto deadline = Clock::now() + settings_.timeout;
+  std::string line;
+  std::optional<std::string> problem;
+  const auto exchange = process_->exchange("{\"op\":\"stop\"}\n", line, line_limit(settings_.max_output), deadline);
+  if (exchange != LiveProcess::Exchange::answered) {
+    problem = "did not answer stop";
+  } else if (const json answer = json::parse(line, nullptr, false); !answer.is_object() || answer.value("op", json()) != "stop") {
+    problem = "answered stop with " + excerpt(line);
+  }
+  const ProcessResult end = process_->close(deadline);
+  if (end.end != ProcessEnd::exited || end.exit_code != 0) {
+    problem = (problem ? *problem + ", then " : std::string()) + describe_end(end, settings_.timeout) + " after stop";
+  }
+  process_.reset();
+  if (problem) return shown_command() + " " + *problem;
+  return std::nullopt;
+}
+
+}  // namespace agent_session::cli

@@ -1,0 +1,80 @@
+// The runner's side of the harness protocol (corpus/conformance/harness.md):
+// one long-lived `CMD harness` process answers the port's command lines,
+// a request and a response (one JSON line each) per run, instead of one
+// process per run. Each run's answer comes back as the ProcessResult exec
+// mode would have given (exit code, standard output and error bytes), so
+// the judge (runner/conform_judge.hpp) cannot tell the two apart.
+//
+// Example:
+//   HarnessClient port({{"node", "tests/oracle/cli.mjs"}, std::chrono::seconds(10), 1 << 20, "/work"});
+//   if (const auto problem = port.start()) fail(*problem);  // no harness mode
+//   const ProcessResult r = port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n");
+//   port.stop();
+//
+// A port that misbehaves (harness.md §4: a line that is not a response,
+// another op or seq, an `error`, an exit, a closed output, no answer within
+// the timeout, more than `max_output` bytes in a stream) fails that run
+// (ProcessEnd::harness_failure, timed_out or output_limit, with the
+// reason) and is killed with all it started; the next run starts a new
+// one. One thread only (runner/live_process.hpp).
+#pragma once
+
+#include "runner/live_process.hpp"
+#include "runner/subprocess.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agent_session::cli {
+
+struct HarnessSettings {
+  std::vector<std::string> command;   // the port: CMD [ARGS...]; `harness` is added
+  std::chrono::milliseconds timeout;  // per request, start and stop included
+  std::size_t max_output;             // bytes per decoded stream of a run; more fails it
+  std::string cwd;                    // sent with every run (absolute); empty: none sent
+};
+
+// What the port said of itself in its start response.
+struct HarnessPort {
+  std::string name, version, language;
+  std::vector<std::string> commands;
+};
+
+class HarnessClient {
+ public:
+  explicit HarnessClient(HarnessSettings settings);
+  HarnessClient(const HarnessClient&) = delete;
+  HarnessClient& operator=(const HarnessClient&) = delete;
+  ~HarnessClient();  // stop()
+
+  // Starts `CMD harness` and exchanges `start`. Nothing when the port
+  // speaks protocol 1; else why not, one line ("'my-port harness' exited 2
+  // without answering start: it has no harness mode; stderr: ...").
+  std::optional<std::string> start();
+  const HarnessPort& port() const { return port_; }
+
+  // Runs `argv` (what exec mode passes after CMD) with `input` as its
+  // standard input; starts the port first when it is not running.
+  ProcessResult run(const std::vector<std::string>& argv, std::string_view input);
+
+  // Sends `stop`, waits (within the timeout) for its answer and its exit,
+  // then kills what is left. Nothing when it stopped cleanly; else how not.
+  std::optional<std::string> stop();
+
+ private:
+  // The process is killed and forgotten: the next run starts a new one.
+  ProcessResult failed(ProcessEnd end, std::string reason);
+  std::string shown_command() const;
+  HarnessSettings settings_;
+  std::unique_ptr<LiveProcess> process_;
+  HarnessPort port_;
+  std::uint64_t seq_ = 0;
+};
+
+}  // namespace agent_session::cli

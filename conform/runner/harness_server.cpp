@@ -1,0 +1,132 @@
+#include "runner/harness_server.hpp"
+
+#include "runner/base64.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <istream>
+#include <optional>
+#include <ostream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace agent_session::cli {
+namespace {
+
+using nlohmann::json;
+using Answer = nlohmann::ordered_json;
+
+constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << 53) - 1;
+
+Answer error(const std::string& message, std::optional<std::uint64_t> seq = std::nullopt) {
+  Answer answer = {{"op", "error"}, {"message", message}};
+  if (seq) answer["seq"] = *seq;
+  return answer;
+}
+
+// `run` in `cwd` (when not empty), and back in the directory we were in.
+HarnessRun in_directory(const std::string& cwd, const std::vector<std::string>& argv, std::string_view input,
+                        const HarnessRunFunction& run) {
+  if (cwd.empty()) return run(argv, input);
+  const int home = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (home < 0 || ::chdir(cwd.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    if (home >= 0) ::close(home);
+    return {3, "", "harness: cwd " + cwd + ": " + reason + "\n", ""};
+  }
+  HarnessRun result;
+  try {
+    result = run(argv, input);
+  } catch (...) {
+    if (::fchdir(home) != 0) {  // nothing better to do than go on
+    }
+    ::close(home);
+    throw;
+  }
+  const bool back = ::fchdir(home) == 0;
+  ::close(home);
+  if (!back) throw std::runtime_error("harness: cannot return to the starting directory");
+  return result;
+}
+
+Answer answer_run(const json& request, const HarnessRunFunction& run) {
+  const json& seq = request.value("seq", json());
+  if (!seq.is_number_unsigned() || seq.get<std::uint64_t>() > kMaxSeq) {
+    return error("run request: seq must be an integer from 0 to 2^53-1");
+  }
+  const std::uint64_t number = seq.get<std::uint64_t>();
+  const json& argv = request.value("argv", json());
+  if (!argv.is_array()) return error("run request: argv must be an array of strings", number);
+  for (const auto& word : argv) {
+    if (!word.is_string()) return error("run request: argv must be an array of strings", number);
+  }
+  const json& stdin_b64 = request.value("stdin_b64", json());
+  const auto input = stdin_b64.is_string() ? base64_decode(stdin_b64.get<std::string>()) : std::nullopt;
+  if (!input) return error("run request: stdin_b64 must be base64 (RFC 4648, padded)", number);
+  std::string cwd;
+  if (request.contains("cwd")) {
+    const json& given = request["cwd"];
+    if (!given.is_string() || given.get<std::string>().empty() || given.get<std::string>()[0] != '/') {
+      return error("run request: cwd must be an absolute path", number);
+    }
+    cwd = given.get<std::string>();
+  }
+  HarnessRun result;
+  try {
+    result = in_directory(cwd, argv.get<std::vector<std::string>>(), *input, run);
+  } catch (const std::exception& problem) {
+    // Exec mode's crash; here an internal error that fails the check.
+    result = {70, "", std::string("harness: internal error: ") + problem.what() + "\n", ""};
+  }
+  if (!result.failure.empty()) return error(result.failure, number);
+  return {{"op", "run"},
+          {"seq", number},
+          {"exit", result.exit},
+          {"stdout_b64", base64_encode(result.out)},
+          {"stderr_b64", base64_encode(result.err)}};
+}
+
+}  // namespace
+
+int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, const HarnessRunFunction& run) {
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const json request = json::parse(line, nullptr, false);
+    Answer answer;
+    int code = -1;  // >= 0: exit with it after answering
+    if (request.is_discarded()) {
+      answer = error("not a JSON request");
+    } else if (!request.is_object()) {
+      answer = error("a request is a JSON object");
+    } else if (const json op = request.value("op", json()); op == "start") {
+      if (request.value("protocol", json()) != 1) {
+        answer = error("protocol " + request.value("protocol", json()).dump() + " is not spoken here; protocol 1 is");
+        code = 1;
+      } else {
+        answer = {{"op", "start"},
+                  {"protocol", 1},
+                  {"port", {{"name", port.name}, {"version", port.version}, {"language", port.language}}},
+                  {"commands", port.commands}};
+      }
+    } else if (op == "run") {
+      answer = answer_run(request, run);
+    } else if (op == "stop") {
+      answer = {{"op", "stop"}};
+      code = 0;
+    } else {
+      answer = error("unknown op " + op.dump());
+    }
+    out << answer.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+    out.flush();
+    if (!out) return 3;
+    if (code >= 0) return code;
+  }
+  return 0;  // end of input: the runner is gone, as good as stop
+}
+
+}  // namespace agent_session::cli

@@ -1,0 +1,156 @@
+#include "runner/supervision.hpp"
+
+#include <cstring>
+#include <system_error>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/wait.h>
+
+namespace agent_session::cli::supervision {
+
+void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+SigpipeBlock::SigpipeBlock() {
+  sigset_t pipe_only;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous_);
+}
+
+SigpipeBlock::~SigpipeBlock() {
+  if (!sigismember(&previous_, SIGPIPE)) {
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &no_wait) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+bool wait_readable(int fd, Clock::time_point until) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) throw_errno("poll");
+  }
+}
+
+void set_nonblocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) throw_errno("fcntl");
+}
+
+void Supervisor::shut() noexcept {
+  if (pid_ < 0) return;
+  stop();
+  try {
+    finish(Clock::now() + kGrace);
+  } catch (...) {  // poll failed: kill it, and wait below
+  }
+  if (pid_ >= 0) {
+    ::kill(pid_, SIGKILL);
+    reap();
+  }
+}
+
+void Supervisor::stop() const {
+  if (pid_ < 0) return;
+  ::kill(pid_, SIGTERM);
+  ::kill(pid_, SIGCONT);
+}
+
+int Supervisor::finish(Clock::time_point until) {
+  if (pid_ < 0) return 0;
+  char discarded[sizeof(SupervisorReport)];
+  while (report_.get() >= 0 && wait_readable(report_.get(), until)) {
+    const ssize_t n = ::read(report_.get(), discarded, sizeof discarded);
+    if (n == 0 || (n < 0 && errno != EINTR)) report_.reset();
+  }
+  if (report_.get() >= 0) ::kill(pid_, SIGKILL);
+  return reap();
+}
+
+// Bounded: the supervisor has closed its last descriptor in exit, or has
+// been sent SIGKILL.
+int Supervisor::reap() {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  return status;
+}
+
+void set_death(int wait_status, ProcessResult& result) {
+  if (WIFSIGNALED(wait_status)) {
+    result.signal = WTERMSIG(wait_status);
+  } else {
+    result.exit_code = WEXITSTATUS(wait_status);
+  }
+}
+
+void set_end(const SupervisorReport& word, ProcessResult& result) {
+  if (word.parent_end == kParentKilled) {
+    result.end = ProcessEnd::parent_killed;
+    set_death(word.parent_status, result);
+  } else if (WIFSIGNALED(word.wait_status)) {
+    result.end = ProcessEnd::signaled;
+    result.signal = WTERMSIG(word.wait_status);
+  } else {
+    result.end = ProcessEnd::exited;
+    result.exit_code = WEXITSTATUS(word.wait_status);
+  }
+}
+
+Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask,
+                         Clock::time_point deadline) {
+  Started started;
+  std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
+  for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
+  c_argv.push_back(nullptr);
+  Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
+  const SupervisorLaunch launch{c_argv.data(),      in.read.get(),      out.write.get(), err.write.get(),
+                                status.write.get(), report.write.get(), program_mask,    ::getpid()};
+  const pid_t pid = ::fork();
+  if (pid < 0) throw_errno("fork");
+  if (pid == 0) run_supervisor(launch);
+  started.supervisor = Supervisor(pid, std::move(report.read));
+  in.read.reset();
+  out.write.reset();
+  err.write.reset();
+  status.write.reset();
+  report.write.reset();
+  // The close-on-exec pipe closes without a word when exec succeeds. The
+  // parent holds it until just after its fork: a program that stops its
+  // parent at once is found here, and the word says so.
+  if (!wait_readable(status.read.get(), deadline)) {
+    started.outcome = Started::stuck;
+    return started;
+  }
+  if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
+    started.supervisor.stop();  // there is nothing left to run
+    started.supervisor.finish(Clock::now() + kGrace);
+    if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
+    started.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
+    return started;
+  }
+  started.outcome = Started::running;
+  started.in = std::move(in.write);
+  started.out = std::move(out.read);
+  started.err = std::move(err.read);
+  return started;
+}
+
+}  // namespace agent_session::cli::supervision

@@ -1,0 +1,199 @@
+// runner/harness_client.hpp: the runner's side of the harness protocol
+// (corpus/conformance/harness.md), on the JavaScript oracle (answers as
+// its exec mode does) and on shell ports that break the protocol each in
+// one way: every break fails that run with its reason, the port is killed
+// and the next run has a fresh one; nothing hangs or outlives it.
+#include "runner/harness_client.hpp"
+#include "runner/subprocess.hpp"
+#include "support/fake_vectors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::HarnessClient;
+using cli::ProcessEnd;
+using test_support::shell_port;
+
+const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
+const std::vector<std::string> kOracle = {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()};
+constexpr std::chrono::milliseconds kTimeout{10000};
+
+cli::HarnessSettings settings(std::vector<std::string> command, std::chrono::milliseconds timeout = kTimeout,
+                              std::size_t max_output = 1 << 20) {
+  return {std::move(command), timeout, max_output, fs::current_path().string()};
+}
+
+// A shell port that answers start, then each run with `run` (a shell
+// snippet that sees the request in $l and its seq in $seq).
+std::vector<std::string> scripted(const std::string& run) {
+  return shell_port(
+      R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"fake","version":"0","language":"sh"},)"
+      R"("commands":["check","estimate","canon","trim"]}'; )"
+      R"(while read l; do case "$l" in *'"op":"stop"'*) echo '{"op":"stop"}'; exit 0;; esac; )"
+      R"(seq=$(echo "$l" | sed 's/.*"seq":\([0-9]*\).*/\1/'); )" +
+      run + "; done");
+}
+const std::string kAnswerOne =
+    R"(echo "{\"op\":\"run\",\"seq\":$seq,\"exit\":0,\"stdout_b64\":\"MSBtZXNzYWdlcwo=\",\"stderr_b64\":\"\"}")";
+
+TEST(HarnessClient, TheOracleAnswersAsItsExecModeDoes) {
+  HarnessClient port(settings(kOracle));
+  ASSERT_EQ(port.start(), std::nullopt);
+  EXPECT_EQ(port.port().name, "agent-session-oracle");
+  EXPECT_EQ(port.port().language, "JavaScript");
+  const std::string missing = (fs::temp_directory_path() / "agent-session-harness-absent" / "s.jsonl").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n"},
+      {{"canon", "-"}, "{\"role\":\"user\",\"content\":\"\xF0\x9F\x98\x80\"}\r\n"},
+      {{"check", "-"}, "\xFF\n"},
+      {{"check", "-"}, std::string("{\"role\":\"user\",\"content\":\"a\0b\"}\n", 34)},
+      {{"trim", "--max-chars", "", "-"}, ""},
+      {{"frobnicate", "-"}, ""},
+      {{"estimate", missing}, ""},
+  };
+  for (const auto& [args, input] : runs) {
+    std::vector<std::string> argv = kOracle;
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto exec = cli::run_process(argv, input, kTimeout);
+    const auto harness = port.run(args, input);
+    ASSERT_EQ(harness.end, ProcessEnd::exited) << args[0] << ": " << cli::describe_end(harness, kTimeout);
+    EXPECT_EQ(harness.exit_code, exec.exit_code) << args[0];
+    EXPECT_EQ(harness.out, exec.out) << args[0];
+    EXPECT_EQ(harness.err, exec.err) << args[0];
+  }
+  EXPECT_EQ(port.stop(), std::nullopt);
+}
+
+TEST(HarnessClient, APortWithoutHarnessModeIsToldApartAtStart) {
+  HarnessClient exec_only(settings(shell_port("echo \"unknown command: $1\" >&2; exit 2")));
+  const auto problem = exec_only.start();
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("ended (exit 2) without answering start: it has no harness mode; stderr: \"unknown "
+                          "command: harness\\n\""),
+            std::string::npos)
+      << *problem;
+  HarnessClient garbage(settings(shell_port("echo hello; cat")));
+  EXPECT_NE(garbage.start().value_or("").find("answered start with \"hello\", not a JSON object"), std::string::npos);
+  HarnessClient missing(settings({"/nonexistent/port"}));
+  EXPECT_EQ(missing.start(), "cannot run '/nonexistent/port': No such file or directory");
+  HarnessClient no_trim(settings(shell_port(
+      R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},"commands":["check"]}'; cat)")));
+  EXPECT_NE(no_trim.start().value_or("").find("without estimate among its commands"), std::string::npos);
+}
+
+TEST(HarnessClient, ScriptedPortAnswersAndStopsCleanly) {
+  HarnessClient port(settings(scripted(kAnswerOne)));
+  ASSERT_EQ(port.start(), std::nullopt);
+  for (int i = 0; i < 3; ++i) {
+    const auto r = port.run({"check", "-"}, "{}\n");
+    ASSERT_EQ(r.end, ProcessEnd::exited) << r.error;
+    EXPECT_EQ(r.out, "1 messages\n");
+  }
+  EXPECT_EQ(port.stop(), std::nullopt);
+}
+
+// Each way of breaking the protocol fails the run with its reason; the
+// next run starts a new port, which answers.
+TEST(HarnessClient, EveryBreakFailsThatRunAndTheNextRunHasAFreshPort) {
+  const struct {
+    std::string snippet;
+    ProcessEnd end;
+    std::string reason;
+  } cases[] = {
+      {"echo garbage", ProcessEnd::harness_failure, "the port's harness answered \"garbage\", not a JSON object (killed)"},
+      {R"(echo "{\"op\":\"run\",\"seq\":99,\"exit\":0,\"stdout_b64\":\"\",\"stderr_b64\":\"\"}")",
+       ProcessEnd::harness_failure, "answered seq \"99\" to run request 1"},
+      {R"(echo '{"op":"error","message":"no"}')", ProcessEnd::harness_failure, "answered an error: \"\\\"no\\\"\""},
+      {R"(echo "{\"op\":\"run\",\"seq\":$seq,\"exit\":1.0,\"stdout_b64\":\"\",\"stderr_b64\":\"\"}")",
+       ProcessEnd::harness_failure, "answered exit \"1.0\", not an integer from 0 to 255"},
+      {R"(echo "{\"op\":\"run\",\"seq\":$seq,\"exit\":0,\"stdout_b64\":\"MS=t\",\"stderr_b64\":\"\"}")",
+       ProcessEnd::harness_failure, "stdout_b64 that is not base64"},
+      {"echo dying >&2; exit 1", ProcessEnd::harness_failure,
+       "the port's harness process ended without answering (exit 1; stderr: \"dying\\n\")"},
+      {"kill -SEGV $$", ProcessEnd::harness_failure, "killed by signal 11"},
+      {"exec >&-; sleep 600", ProcessEnd::harness_failure, "ended without answering"},
+      {R"(echo "{\"op\":\"run\",\"seq\":$seq,\"exit\":0,\"stdout_b64\":\"QUFBQUFBQUFBQUFB\",\"stderr_b64\":\"\"}")",
+       ProcessEnd::output_limit, ""},
+      {"sleep 600", ProcessEnd::timed_out, ""},
+  };
+  for (const auto& c : cases) {
+    const std::string script = "case \"$l\" in *broken*) " + c.snippet + ";; *) " + kAnswerOne + ";; esac";
+    HarnessClient port(settings(scripted(script), std::chrono::milliseconds(1500), 11));
+    ASSERT_EQ(port.start(), std::nullopt);
+    const auto start = std::chrono::steady_clock::now();
+    const auto broken = port.run({"broken"}, "");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8)) << c.snippet;
+    EXPECT_EQ(broken.end, c.end) << c.snippet << ": " << cli::describe_end(broken, kTimeout);
+    EXPECT_NE(broken.error.find(c.reason), std::string::npos) << c.snippet << ": " << broken.error;
+    if (c.end == ProcessEnd::output_limit) {
+      EXPECT_EQ(cli::describe_end(broken, kTimeout), "wrote more than 11 bytes to standard output (killed)");
+    }
+    const auto next = port.run({"check", "-"}, "{}\n");
+    EXPECT_EQ(next.end, ProcessEnd::exited) << c.snippet << ": " << next.error;
+    EXPECT_EQ(next.out, "1 messages\n") << c.snippet;
+  }
+}
+
+bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+pid_t read_pid(const fs::path& file) {
+  for (int i = 0; i < 100 && fs::file_size(file) == 0; ++i) ::usleep(20000);
+  std::ifstream in(file);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+// A daemon the port starts (in a session of its own) dies with the port,
+// on stop as when a broken port is killed.
+TEST(HarnessClient, NoDaemonOutlivesThePort) {
+  const fs::path pids = fs::temp_directory_path() / ("agent-session-harness-pids-" + std::to_string(::getpid()));
+  for (const bool clean_stop : {true, false}) {
+    std::ofstream(pids).close();
+    {
+      HarnessClient port(settings(scripted("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > " +
+                                           pids.string() + "; case \"$l\" in *broken*) echo x;; *) " + kAnswerOne +
+                                           ";; esac")));
+      ASSERT_EQ(port.start(), std::nullopt);
+      const auto r = port.run({clean_stop ? "check" : "broken"}, "");
+      EXPECT_EQ(r.end, clean_stop ? ProcessEnd::exited : ProcessEnd::harness_failure) << r.error;
+      const pid_t daemon = read_pid(pids);
+      ASSERT_GT(daemon, 0);
+      if (clean_stop) {
+        EXPECT_TRUE(alive(daemon));
+        EXPECT_EQ(port.stop(), std::nullopt);
+      }
+      for (int i = 0; i < 100 && alive(daemon); ++i) ::usleep(20000);
+      EXPECT_FALSE(alive(daemon)) << "clean stop: " << clean_stop;
+    }
+  }
+  fs::remove(pids);
+}
+
+TEST(HarnessClient, APortThatIgnoresStopIsKilledWithinTheTimeout) {
+  HarnessClient port(settings(scripted(kAnswerOne) /*answers stop*/, std::chrono::milliseconds(1000)));
+  ASSERT_EQ(port.start(), std::nullopt);
+  HarnessClient deaf(settings(shell_port(
+      R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},)"
+      R"("commands":["check","estimate","canon","trim"]}'; trap '' TERM; exec sleep 600 <&-)"), std::chrono::milliseconds(1000)));
+  ASSERT_EQ(deaf.start(), std::nullopt);
+  const auto start = std::chrono::steady_clock::now();
+  const auto problem = deaf.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("did not answer stop"), std::string::npos) << *problem;
+  EXPECT_EQ(port.stop(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace agent_session

@@ -1,0 +1,215 @@
+// The harness protocol end to end (corpus/conformance/harness.md): our own
+// CLI's harness mode (src/cli/harness_command.hpp) and the exec adapter
+// (runner/exec_adapter.hpp) answer every request as exec mode does; the
+// server refuses what is not a request; `conform --harness` stops at once
+// on a port without harness mode, and gives exactly exec mode's per-check
+// verdicts on the real vectors for our CLI, the oracle and mutant ports.
+#include "cli/cli.hpp"
+#include "runner/harness_client.hpp"
+#include "runner/harness_server.hpp"
+#include "runner/subprocess.hpp"
+#include "support/fake_vectors.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::HarnessClient;
+using cli::ProcessEnd;
+using test_support::conform;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+using test_support::shell_port;
+
+const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
+const fs::path kVectors = kSource / "corpus" / "conformance";
+constexpr std::chrono::milliseconds kTimeout{20000};
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Each command line through `port`'s harness mode and through `exec` (a
+// process per run) gives the same exit code and bytes; `append` writes
+// the same file.
+void expect_same_as_exec(const std::vector<std::string>& harness_command, const std::vector<std::string>& exec) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-harness-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.jsonl", std::ios::binary) << "{\"role\":\"user\",\"content\":\"hi\"}\n";
+  const std::string two =
+      "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\",\"toolCalls\":[]}\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"check", (dir / "s.jsonl").string()}, ""},
+      {{"estimate", "-"}, two},
+      {{"canon", "-"}, "{\"content\":\"x\",  \"role\":\"user\"}\r\n"},
+      {{"trim", "--max-chars", "40", "-"}, two},
+      {{"trim", "--max-chars", "1", "-"}, two},
+      {{"check", "-"}, "\xFF\xFE\n"},
+      {{"check", "-"}, std::string("{\"role\":\"user\",\"content\":\"a\0b\"}\n", 34)},
+      {{"check", (dir / "absent.jsonl").string()}, ""},
+      {{"check", dir.string()}, ""},
+      {{"frobnicate"}, ""},
+      {{"trim", "--max-chars", "", "-"}, ""},
+      {{"append", "-"}, two},
+  };
+  HarnessClient port({harness_command, kTimeout, 1 << 20, fs::current_path().string()});
+  ASSERT_EQ(port.start(), std::nullopt);
+  for (const auto& [args, input] : runs) {
+    std::vector<std::string> argv = exec;
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto expected = cli::run_process(argv, input, kTimeout);
+    const auto got = port.run(args, input);
+    ASSERT_EQ(got.end, ProcessEnd::exited) << args[0] << ": " << cli::describe_end(got, kTimeout);
+    EXPECT_EQ(got.exit_code, expected.exit_code) << args[0];
+    EXPECT_EQ(got.out, expected.out) << args[0];
+    EXPECT_EQ(got.err, expected.err) << args[0];
+  }
+  // append: the same lines land in the file either way.
+  for (const char* name : {"exec.jsonl", "harness.jsonl"}) std::ofstream(dir / name) << "";
+  std::vector<std::string> argv = exec;
+  argv.insert(argv.end(), {"append", (dir / "exec.jsonl").string()});
+  EXPECT_EQ(cli::run_process(argv, two, kTimeout).exit_code, 0);
+  const auto appended = port.run({"append", (dir / "harness.jsonl").string()}, two);
+  EXPECT_EQ(appended.exit_code, 0) << appended.err;
+  EXPECT_EQ(file_bytes(dir / "harness.jsonl"), file_bytes(dir / "exec.jsonl"));
+  EXPECT_FALSE(file_bytes(dir / "harness.jsonl").empty());
+  EXPECT_EQ(port.stop(), std::nullopt);
+  fs::remove_all(dir);
+}
+
+TEST(HarnessCommand, OurCliAnswersEveryCommandAsItsExecModeDoes) {
+  expect_same_as_exec({AGENT_SESSION_CLI}, {AGENT_SESSION_CLI});
+}
+
+TEST(HarnessCommand, ARunOfHarnessItselfIsRefused) {
+  HarnessClient port({{AGENT_SESSION_CLI}, kTimeout, 1 << 20, ""});
+  ASSERT_EQ(port.start(), std::nullopt);
+  EXPECT_EQ(port.port().name, "agent-session");
+  const auto r = port.run({"harness"}, "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "agent-session: harness: a run cannot start another harness\n");
+  EXPECT_EQ(port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n").out, "1 messages\n");
+}
+
+TEST(HarnessExecAdapter, AnyExecPortAnswersThroughItAsInExecMode) {
+  expect_same_as_exec({AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}, {AGENT_SESSION_CLI});
+}
+
+TEST(HarnessExecAdapter, ARunExecModeWouldFailOnItsEndIsAnErrorThatFailsIt) {
+  HarnessClient port({{AGENT_SESSION_CLI, "conform", "exec-adapter", "--timeout", "0.3", "--", "sh", "-c",
+                       "[ \"$1\" = hang ] && sleep 600; [ \"$1\" = crash ] && kill -SEGV $$; echo ok", "port"},
+                      kTimeout, 1 << 20, ""});
+  ASSERT_EQ(port.start(), std::nullopt);
+  const auto hang = port.run({"hang"}, "");
+  EXPECT_EQ(hang.end, ProcessEnd::harness_failure);
+  EXPECT_NE(hang.error.find("answered an error: \"\\\"sh -c"), std::string::npos) << hang.error;
+  EXPECT_NE(hang.error.find("timed out after 0.3 s (killed)"), std::string::npos) << hang.error;
+  EXPECT_NE(port.run({"crash"}, "").error.find("killed by signal 11"), std::string::npos);
+  EXPECT_EQ(port.run({"fine"}, "").out, "ok\n");
+  std::istringstream in;
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run({"conform", "exec-adapter", "--"}, in, out, err), 2);
+  EXPECT_NE(err.str().find("exec-adapter: no port"), std::string::npos) << err.str();
+}
+
+// The server, in process: what is not a request is an error, never a run.
+TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-harness-cwd-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "here.jsonl") << "x";
+  std::istringstream in(
+      "not json\n[1]\n{\"op\":\"dance\"}\n{\"op\":\"run\",\"seq\":4,\"argv\":[\"x\"],\"stdin_b64\":\"Zg\"}\n"
+      "{\"op\":\"run\",\"seq\":5,\"argv\":[1],\"stdin_b64\":\"\"}\n"
+      "{\"op\":\"run\",\"seq\":6,\"argv\":[],\"stdin_b64\":\"\",\"cwd\":\"relative\"}\n"
+      "{\"op\":\"run\",\"seq\":7,\"argv\":[\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" + dir.string() + "\"}  \r\n"
+      "{\"op\":\"start\",\"protocol\":2}\n{\"op\":\"stop\"}\n");
+  std::ostringstream out;
+  const auto home = fs::current_path();
+  const int code = cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
+    return cli::HarnessRun{0, argv[0] + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv[0])), "", ""};
+  });
+  EXPECT_EQ(code, 1);  // protocol 2: answered, then it ends
+  EXPECT_EQ(fs::current_path(), home);
+  EXPECT_EQ(out.str(),
+            "{\"op\":\"error\",\"message\":\"not a JSON request\"}\n"
+            "{\"op\":\"error\",\"message\":\"a request is a JSON object\"}\n"
+            "{\"op\":\"error\",\"message\":\"unknown op \\\"dance\\\"\"}\n"
+            "{\"op\":\"error\",\"message\":\"run request: stdin_b64 must be base64 (RFC 4648, padded)\",\"seq\":4}\n"
+            "{\"op\":\"error\",\"message\":\"run request: argv must be an array of strings\",\"seq\":5}\n"
+            "{\"op\":\"error\",\"message\":\"run request: cwd must be an absolute path\",\"seq\":6}\n"
+            "{\"op\":\"run\",\"seq\":7,\"exit\":0,\"stdout_b64\":\"aGVyZS5qc29ubDpoaTox\",\"stderr_b64\":\"\"}\n"
+            "{\"op\":\"error\",\"message\":\"protocol 2 is not spoken here; protocol 1 is\"}\n");
+  fs::remove_all(dir);
+}
+
+TEST_F(FakeVectors, HarnessModeOnAPortWithoutItStopsTheRunWithExitTwo) {
+  add("y_one", "{}\n", kOneMessage);
+  add("y_two", "{}\n", kOneMessage);
+  const auto r = conform(dir_, shell_port("[ \"$1\" = harness ] && { echo \"unknown command $1\" >&2; exit 2; }; echo 1 messages"),
+                         {"--harness", "--jobs", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("agent-session: --harness: 'sh -c "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" port harness' ended (exit 2) without answering start: it has no harness mode"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+}
+
+// The JSON report without its timings: what exec and harness mode must agree on.
+nlohmann::json verdicts(const fs::path& report) {
+  nlohmann::json json = nlohmann::json::parse(file_bytes(report));
+  json["summary"].erase("seconds");
+  for (auto& vector : json["results"]) {
+    vector.erase("seconds");
+    for (auto& check : vector["checks"]) check.erase("seconds");
+  }
+  return json;
+}
+
+// Exec mode and harness mode give the same verdict on every check, and
+// the same report but for the timings (the failing checks' messages and
+// reproduce commands included).
+void expect_same_verdicts(const std::vector<std::string>& port, int exit_code) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-verdicts-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto exec = conform(kVectors, port, {"--jobs", "2", "--report", "json=" + (dir / "exec.json").string()});
+  const auto harness =
+      conform(kVectors, port, {"--harness", "--jobs", "2", "--report", "json=" + (dir / "harness.json").string()});
+  EXPECT_EQ(exec.exit_code, exit_code) << exec.out << exec.err;
+  EXPECT_EQ(harness.exit_code, exec.exit_code) << harness.out << harness.err;
+  EXPECT_EQ(harness.out, exec.out);
+  const auto expected = verdicts(dir / "exec.json"), got = verdicts(dir / "harness.json");
+  ASSERT_EQ(got["results"].size(), expected["results"].size());
+  for (std::size_t i = 0; i < expected["results"].size(); ++i) {
+    EXPECT_EQ(got["results"][i], expected["results"][i]) << expected["results"][i]["name"];
+  }
+  EXPECT_EQ(got, expected);
+  fs::remove_all(dir);
+}
+
+TEST(HarnessSameVerdicts, OurCli) { expect_same_verdicts({AGENT_SESSION_CLI}, 0); }
+
+TEST(HarnessSameVerdicts, TheJavaScriptOracle) {
+  expect_same_verdicts({"node", (kSource / "tests" / "oracle" / "cli.mjs").string()}, 0);
+}
+
+TEST(HarnessSameVerdicts, MutantPorts) {
+  for (const char* mutant : {"utf8_bytes.mjs", "missing_file_empty.mjs"}) {
+    SCOPED_TRACE(mutant);
+    expect_same_verdicts({"node", (kSource / "tests" / "mutants" / mutant).string()}, 1);
+  }
+}
+
+}  // namespace
+}  // namespace agent_session
