@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <system_error>
 #include <thread>
 
@@ -34,6 +35,13 @@ struct PortError {  // the port could not be started: a usage problem
   std::string message;
 };
 
+void write_input(const fs::path& file, const std::string& bytes) {
+  std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+  stream << bytes;
+  stream.close();
+  if (!stream) throw std::system_error(errno ? errno : EIO, std::generic_category(), "cannot write " + file.string());
+}
+
 struct Difference {
   std::uint64_t index = 0;
   std::string input;
@@ -47,16 +55,21 @@ class Fuzzer {
       : options_(options), seed_(seed), vectors_(std::move(vectors)),
         timeout_(static_cast<long long>(options.timeout_seconds * 1000)) {}
 
-  // The first check of `bytes` (in FILE `file`) the port fails, and why;
-  // only checks whose command is `command` when it is given.
+  // The first check of `bytes` (in FILE `file`) the port fails, and why.
+  // While shrinking, `same` keeps the difference the same kind: only
+  // checks of its command, and only while the reference's `check` exits
+  // as it did (so a candidate the reference rejects costs no port run).
+  struct Same {
+    std::string command;
+    int check_exit;
+  };
   std::optional<std::pair<cli::Check, std::string>> differs(const std::string& bytes, const fs::path& file,
-                                                            std::uint64_t seed, const std::string* command) {
-    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
-    stream << bytes;
-    stream.close();
-    if (!stream) throw std::system_error(errno ? errno : EIO, std::generic_category(), "cannot write " + file.string());
-    for (const cli::Check& check : reference_checks(bytes, file.string(), seed)) {
-      if (command && check.args.front() != *command) continue;
+                                                            std::uint64_t seed, const Same* same) {
+    write_input(file, bytes);
+    const std::vector<cli::Check> checks = reference_checks(bytes, file.string(), seed);
+    if (same && checks.front().exit != same->check_exit) return std::nullopt;
+    for (const cli::Check& check : checks) {
+      if (same && check.args.front() != same->command) continue;
       std::vector<std::string> argv = options_.command;
       argv.insert(argv.end(), check.args.begin(), check.args.end());
       argv.push_back(file.string());
@@ -132,11 +145,12 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
   out << "difference at input " << found.index << " (" << found.input.size() << " bytes, " << lines_of(found.input)
       << "): " << terminal_safe(shell_line(found.check.args)) << ": " << found.reason << '\n';
   const fs::path file = dir / "input.jsonl";
-  const std::string command = found.check.args.front();
+  write_input(file, found.input);
+  const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
   const ShrinkResult small = shrink(
-      found.input, [&](const std::string& candidate) { return fuzzer.differs(candidate, file, seed, &command).has_value(); },
+      found.input, [&](const std::string& candidate) { return fuzzer.differs(candidate, file, seed, &same).has_value(); },
       {.max_tries = 5000, .deadline = deadline});
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   out << "shrunk to " << small.input.size() << " bytes, " << lines_of(small.input) << ", in " << small.tries
@@ -172,8 +186,10 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   const std::string vectors = options.vectors.empty() ? cli::default_vectors_folder() : options.vectors;
   Fuzzer fuzzer(options, seed, read_vector_inputs(vectors));
   const std::uint64_t limit = options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
-  out << "fuzz: seed " << seed << ", " << (options.time_seconds ? "for " + std::to_string(*options.time_seconds) + " s"
-                                                                  : std::to_string(limit) + " inputs")
+  std::ostringstream budget;
+  if (options.time_seconds) budget << "for " << *options.time_seconds << " s";
+  else budget << limit << " inputs";
+  out << "fuzz: seed " << seed << ", " << budget.str()
       << ", " << options.jobs << (options.jobs == 1 ? " job" : " jobs") << ", " << fuzzer.vectors_.size()
       << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command)) << std::endl;
   try {

@@ -1,6 +1,7 @@
 #include "fuzz/shrink.hpp"
 
 #include "fuzz/byte_damage.hpp"  // split_lines
+#include "base/utf8.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -169,6 +170,24 @@ bool simplify_values(std::string& best, Shrinker& shrinker) {
   return progress;
 }
 
+// Characters as a reader sees them: a JSON escape (`\uXXXX`, `\n`), a
+// UTF-8 sequence, or a byte that is not part of one.
+std::vector<std::string> characters(const std::string& text) {
+  std::vector<std::string> pieces;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t size = internal::utf8_sequence_length(text, at);
+    if (text[at] == '\\' && at + 1 < text.size()) {
+      const bool hex = text[at + 1] == 'u' && at + 6 <= text.size() &&
+                       text.substr(at + 2, 4).find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+      size = hex ? 6 : 2;
+    }
+    size = std::max<std::size_t>(1, std::min(size, text.size() - at));
+    pieces.push_back(text.substr(at, size));
+    at += size;
+  }
+  return pieces;
+}
+
 }  // namespace
 
 ShrinkResult shrink(const std::string& input, const std::function<bool(const std::string&)>& still_differs,
@@ -176,12 +195,15 @@ ShrinkResult shrink(const std::string& input, const std::function<bool(const std
   Shrinker shrinker(still_differs, limits);
   std::string best = input;
   const auto lines = [](const std::string& s) { return split_lines(s); };
-  const auto chars = [](const std::string& s) { return std::vector<char>(s.begin(), s.end()); };
+  const auto chars = [](const std::string& s) { return characters(s); };
+  const auto bytes = [](const std::string& s) { return std::vector<char>(s.begin(), s.end()); };
   for (bool progress = true; progress && !shrinker.out_of_budget();) {
     progress = drop_pieces(best, shrinker, lines, join_lines);
     progress = simplify_values(best, shrinker) || progress;
-    progress = drop_pieces(best, shrinker, chars, [](const std::vector<char>& c) { return std::string(c.begin(), c.end()); }) ||
-               progress;
+    progress = drop_pieces(best, shrinker, chars, join_lines) || progress;
+    if (!progress) {
+      progress = drop_pieces(best, shrinker, bytes, [](const std::vector<char>& c) { return std::string(c.begin(), c.end()); });
+    }
   }
   return {best, shrinker.tries(), shrinker.exhausted()};
 }
