@@ -43,7 +43,7 @@ std::size_t inside_a_string(const std::string& bytes, SessionWriter& writer) {
 }
 
 void damage_once(std::string& bytes, SessionWriter& writer) {
-  switch (writer.below(6)) {
+  switch (writer.below(7)) {
     case 0: {
       writer.note(Shape::invalid_utf8);
       static const std::vector<std::string> kBytes = {"\xFF", "\xC0\x80", "\xE0\x80\xAF", "\xED\xA0\x80",
@@ -73,6 +73,12 @@ void damage_once(std::string& bytes, SessionWriter& writer) {
         bytes.insert(at, "\r");
       }
       return;
+    case 5: {  // an escaped lone surrogate (SPEC §2.1 rejects what JSON.parse keeps)
+      writer.note(Shape::lone_escape);
+      static const std::vector<std::string> kEscapes = {"\\ud800", "\\uDFFF", "\\udbff\\u0041", "\\udc00\\ud800"};
+      bytes.insert(inside_a_string(bytes, writer), writer.pick(kEscapes));
+      return;
+    }
     case 4:
       writer.note(Shape::nul);
       bytes.insert(writer.chance(0.5) ? inside_a_string(bytes, writer) : writer.below(bytes.size() + 1),
