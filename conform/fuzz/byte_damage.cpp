@@ -43,7 +43,7 @@ std::size_t inside_a_string(const std::string& bytes, SessionWriter& writer) {
 }
 
 void damage_once(std::string& bytes, SessionWriter& writer) {
-  switch (writer.below(7)) {
+  switch (writer.below(8)) {
     case 0: {
       writer.note(Shape::invalid_utf8);
       static const std::vector<std::string> kBytes = {"\xFF", "\xC0\x80", "\xE0\x80\xAF", "\xED\xA0\x80",
@@ -77,6 +77,14 @@ void damage_once(std::string& bytes, SessionWriter& writer) {
       writer.note(Shape::lone_escape);
       static const std::vector<std::string> kEscapes = {"\\ud800", "\\uDFFF", "\\udbff\\u0041", "\\udc00\\ud800"};
       bytes.insert(inside_a_string(bytes, writer), writer.pick(kEscapes));
+      return;
+    }
+    case 6: {  // an integer of 309 digits or more past the largest double (SPEC §2.1: overflow)
+      writer.note(Shape::digits_309);
+      static const std::vector<std::string> kHuge = {std::string(309, '9'), "17976931348623159" + std::string(292, '0'),
+                                                     "18" + std::string(307, '0'), "1" + std::string(309, '0')};
+      const std::size_t colon = bytes.find(':', writer.below(bytes.size() + 1));
+      if (colon != std::string::npos) bytes.insert(colon + 1, writer.pick(kHuge) + ",\"n\":");
       return;
     }
     case 4:

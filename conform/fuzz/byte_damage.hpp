@@ -15,7 +15,8 @@ namespace agent_session::fuzz {
 // `bytes` with one to three of: an invalid UTF-8 sequence, a torn last line
 // (cut mid-line, no newline), a byte-order mark (at the start or at a
 // line's), CR (a CRLF line end or a lone `\r` line), a NUL byte, an
-// escaped lone surrogate, a whitespace-only line.
+// escaped lone surrogate, an integer past the largest double, a
+// whitespace-only line.
 std::string damage(std::string bytes, SessionWriter& writer);
 
 // One of `inputs` (the vectors' input.jsonl bytes, not empty) changed: lines
