@@ -89,6 +89,8 @@ void finds(const std::string& mutant, const std::string& seed) {
 TEST(FuzzPorts, FindsNumberInt64Exact) { finds("number_int64_exact", "1"); }
 TEST(FuzzPorts, FindsUtf16F1F3Astral) { finds("utf16_f1_f3_astral", "1"); }
 TEST(FuzzPorts, FindsTrimFirstResultOnly) { finds("trim_first_result_only", "1"); }
+TEST(FuzzPorts, FindsKeysCaseInsensitive) { finds("keys_case_insensitive", "1"); }
+TEST(FuzzPorts, FindsOverflowIntegerDigits) { finds("overflow_integer_digits", "1"); }
 
 }  // namespace
 }  // namespace agent_session::cli
