@@ -1,6 +1,6 @@
 // Differential testing against the JavaScript oracle (tests/oracle/cli.mjs,
 // JSON.parse / JSON.stringify / .length plus SPEC.md §2.1): random sessions
-// rich in what breaks ports (differential/session_writer.hpp), written as
+// rich in what breaks ports (fuzz/session_writer.hpp, shared with agent-session-conform fuzz), written as
 // raw JSONL text (duplicate keys and number spellings survive), must get
 // byte-identical answers from our CLI and from the oracle: exit code,
 // standard output, and the spec's error text (differential/answers.hpp).
@@ -18,7 +18,7 @@
 #include "runner/subprocess.hpp"
 
 #include "differential/answers.hpp"
-#include "differential/session_writer.hpp"
+#include "fuzz/session_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +43,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using differential::Answer;
-using differential::SessionWriter;
+using fuzz::SessionWriter;
 
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 const fs::path kOracle = kSource / "tests" / "oracle" / "cli.mjs";

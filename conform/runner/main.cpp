@@ -19,6 +19,11 @@ int main(int argc, char** argv) {
   // reason, never a signal or an exit 0 with the output lost.
   agent_session::internal::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "fuzz") {  // conform/fuzz/main.cpp has it: it needs the library
+    std::cerr << "agent-session-conform: fuzz is not in the standalone runner: it computes the reference's answers "
+                 "in process, so it needs the library; build agent-session-conform from the top-level project\n";
+    return 2;
+  }
   try {
     const int code = agent_session::cli::conform_main(args, "agent-session-conform", streams.out(), std::cerr);
     streams.out().flush();

@@ -1,24 +1,45 @@
-// SessionWriter: the raw JSONL text of random sessions for the differential
-// test (differential_test.cpp), rich in what breaks ports. Written as text,
+// SessionWriter: the raw JSONL text of random sessions, rich in what breaks
+// ports: the one generator of `agent-session-conform fuzz`
+// (fuzz/fuzz_command.hpp) and of the project's differential test against
+// the JavaScript oracle (tests/differential_test.cpp). Written as text,
 // not through a JSON library, so duplicate keys, escapes and number
 // spellings reach both implementations as spelled.
 //
 // The same seed gives the same text: a failing run replays from its seed.
 // The JSON pieces (strings, numbers, keys, values) are in
 // session_writer.cpp; the records built from them (messages, broken lines,
-// tool-call histories) in session_records.cpp.
+// tool-call histories) in session_records.cpp; damage to the bytes and
+// mutations of the vectors' inputs in byte_damage.cpp. Every shape it
+// writes is counted (Shape, counts()), so a test can see that each occurs.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-namespace agent_session::differential {
+namespace agent_session::fuzz {
 
 // SPEC.md §2.1's nesting limit; the message object is level 1.
 inline constexpr int kMaxDepth = 512;
+
+// What the generator wrote, one counter each (SessionWriter::counts()).
+enum class Shape : std::size_t {
+  user, assistant, tool,                              // the three records (SPEC.md §1)
+  astral, lone_escape, control_char,                  // strings: astral characters, lone surrogate escapes, controls
+  exponent_switch, int_2_53_to_2_63, near_max_double, digits_309,  // numbers at the printer's and parser's edges
+  index_key, duplicate_key, wrong_case_key,           // keys: array-index-like near 2^32-2, repeated, Role/CONTENT
+  deep_nesting,                                       // nesting at or past 512
+  parallel_calls, interleaved_rounds, nested_rounds, pending_call, orphan_result, repeated_id,  // units (§5.1)
+  invalid_utf8, torn_last_line, bom, cr, nul, whitespace_line,  // damage to the bytes
+  vector_mutation,                                    // a mutated input of a conformance vector
+  count
+};
+inline constexpr std::size_t kShapeCount = static_cast<std::size_t>(Shape::count);
+using ShapeCounts = std::array<std::uint64_t, kShapeCount>;
+const char* shape_name(Shape shape);
 
 struct Field {
   std::string key;    // a JSON string literal, quotes included
@@ -34,6 +55,9 @@ class SessionWriter {
 
   std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  std::mt19937_64& rng() { return rng_; }
+  void note(Shape shape) { ++counts_[static_cast<std::size_t>(shape)]; }
+  const ShapeCounts& counts() const { return counts_; }
   template <typename T>
   const T& pick(const std::vector<T>& items) {
     return items[below(items.size())];
@@ -53,6 +77,13 @@ class SessionWriter {
   // calls, results out of order (interleaved rounds), repeated call ids,
   // orphan results, calls never answered.
   std::string history();
+  // A number at the edges of JavaScript's printer and of the parser: the
+  // switches to exponent form (1e21, 1e-7), integers from 2^53 to 2^63,
+  // the largest doubles, integers of 309 digits and more; never one that
+  // overflows a double.
+  std::string edge_number();
+  // A string literal of up to `max_pieces` pieces, quotes included.
+  std::string string_literal(std::size_t max_pieces);
 
  private:
   // JSON text (session_writer.cpp).
@@ -66,8 +97,6 @@ class SessionWriter {
   char32_t bmp_scalar();
   // One piece of a string literal's body.
   std::string string_piece();
-  // A string literal of up to `max_pieces` pieces, quotes included.
-  std::string string_literal(std::size_t max_pieces);
   std::string digits(std::size_t count, bool leading_nonzero);
   // Every shape of JSON number; never one that overflows a double.
   std::string number();
@@ -97,6 +126,10 @@ class SessionWriter {
   std::string tool(std::size_t pieces, const std::string& call_id);
 
   std::mt19937_64 rng_;
+  ShapeCounts counts_{};
 };
 
-}  // namespace agent_session::differential
+// UTF-8 of one scalar value.
+void append_utf8(std::string& out, char32_t code_point);
+
+}  // namespace agent_session::fuzz

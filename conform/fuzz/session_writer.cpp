@@ -1,8 +1,6 @@
 // SessionWriter's JSON text: whitespace, string literals, numbers, keys and
 // values, each spelled in the many ways JSON allows.
-#include "differential/session_writer.hpp"
-
-#include "support/history_generator.hpp"  // bench::append_utf8
+#include "fuzz/session_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +8,35 @@
 #include <cstring>
 #include <utility>
 
-namespace agent_session::differential {
+namespace agent_session::fuzz {
+
+const char* shape_name(Shape shape) {
+  static constexpr const char* kNames[] = {
+      "user", "assistant", "tool", "astral", "lone_escape", "control_char", "exponent_switch", "int_2_53_to_2_63",
+      "near_max_double", "digits_309", "index_key", "duplicate_key", "wrong_case_key", "deep_nesting",
+      "parallel_calls", "interleaved_rounds", "nested_rounds", "pending_call", "orphan_result", "repeated_id",
+      "invalid_utf8", "torn_last_line", "bom", "cr", "nul", "whitespace_line", "vector_mutation"};
+  static_assert(std::size(kNames) == kShapeCount);
+  return kNames[static_cast<std::size_t>(shape)];
+}
+
+void append_utf8(std::string& out, char32_t code_point) {
+  if (code_point < 0x80) {
+    out.push_back(static_cast<char>(code_point));
+  } else if (code_point < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else if (code_point < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  }
+}
 
 std::string SessionWriter::ws() {
   if (!chance(0.08)) return "";
@@ -34,6 +60,8 @@ std::string SessionWriter::escaped(char32_t c) {
 }
 
 char32_t SessionWriter::astral() {
+  note(Shape::astral);
+  if (chance(0.2)) return static_cast<char32_t>(0xE0020 + below(0x60));  // tags: UTF-8 lead F3
   if (chance(0.6)) return static_cast<char32_t>(0x1F300 + below(0x1FAFF - 0x1F300));
   return static_cast<char32_t>(0x10000 + below(0x10FFFF - 0x10000 + 1));
 }
@@ -63,20 +91,21 @@ std::string SessionWriter::string_piece() {
       return pick(kShort);
     }
     case 2:  // every control character, escaped (raw ones are invalid JSON)
+      note(Shape::control_char);
       return hex4(static_cast<unsigned>(below(0x20)));
     case 3:  // CJK, Hangul, kana: raw UTF-8
       for (std::size_t n = 1 + below(6); n > 0; --n) {
         static const std::vector<std::pair<char32_t, char32_t>> kRanges = {
             {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3}, {0x3041, 0x30FF}};
         const auto& [low, high] = pick(kRanges);
-        bench::append_utf8(piece, static_cast<char32_t>(low + below(high - low + 1)));
+        append_utf8(piece, static_cast<char32_t>(low + below(high - low + 1)));
       }
       return piece;
     case 4:  // astral: raw, or as an escaped surrogate pair
       for (std::size_t n = 1 + below(3); n > 0; --n) {
         const char32_t c = astral();
         if (chance(0.5)) {
-          bench::append_utf8(piece, c);
+          append_utf8(piece, c);
         } else {
           piece += escaped(c);
         }
@@ -85,7 +114,7 @@ std::string SessionWriter::string_piece() {
     case 5:
       return escaped(bmp_scalar());
     case 6:  // raw DEL, C1 controls, line separators, BOM, noncharacters
-      bench::append_utf8(piece, bmp_scalar());
+      append_utf8(piece, bmp_scalar());
       return piece;
     case 7: {  // combining marks, ZWJ sequences, flags
       static const std::vector<std::string> kClusters = {"e\xCC\x81", "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9",
@@ -126,9 +155,11 @@ std::string SessionWriter::number() {
       "1.00000000000000011102230246251565404236316680908203125", "123.456", "1e-5", "0.00001", "1.5e300",
       "12345678901234567890e-10", "2.5", "1.25e-3", "100", "1e0", "10e-1", "0.1e1",
       "0.000000000000000000000000000000000000000000001"};
-  switch (below(4)) {
+  switch (below(5)) {
     case 0:
       return pick(kSpellings);
+    case 4:
+      return edge_number();
     case 1: {  // a random double, printed with 1 to 17 significant digits
       double value;
       do {
@@ -160,6 +191,44 @@ std::string SessionWriter::number() {
   }
 }
 
+std::string SessionWriter::edge_number() {
+  const std::string sign = chance(0.3) ? "-" : "";
+  switch (below(4)) {
+    case 0: {  // Number::toString's switches: exponent form from 1e21 up and below 1e-6
+      note(Shape::exponent_switch);
+      static const std::vector<int> kExponents = {19, 20, 21, 22, -5, -6, -7, -8};
+      const int exponent = pick(kExponents);
+      std::string mantissa = digits(1, true);
+      if (chance(0.6)) mantissa += "." + digits(1 + below(16), false);
+      if (chance(0.3)) return sign + (exponent > 0 ? mantissa.substr(0, 1) + digits(static_cast<std::size_t>(exponent), false)
+                                                   : "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + mantissa.substr(0, 1));
+      return sign + mantissa + (chance(0.5) ? "e" : "E") + std::to_string(exponent);
+    }
+    case 1: {  // integers from 2^53 to 2^63, exact powers now and then
+      note(Shape::int_2_53_to_2_63);
+      const unsigned power = 53 + static_cast<unsigned>(below(11));
+      const std::uint64_t low = std::uint64_t{1} << power;
+      const std::uint64_t value = chance(0.3) ? low : low + rng_() % low;
+      return sign + std::to_string(chance(0.2) ? value + below(3) - 1 : value);
+    }
+    case 2: {  // the largest doubles, spelled every way
+      note(Shape::near_max_double);
+      static const std::vector<std::string> kLargest = {
+          "1.7976931348623157e308", "1.7976931348623156e308", "1.797693134862315e308", "1.7976931348623158e308",
+          "1.7976931348623157E+308", "17976931348623157e292", "0.17976931348623157e309", "8.98846567431158e307",
+          "1.7976931348623155e308"};
+      return sign + pick(kLargest);
+    }
+    default: {  // 309 digits and more: the largest double's length; fits while below 1.797...e308
+      note(Shape::digits_309);
+      if (chance(0.3)) return sign + "17976931348623157" + std::string(292, '0');
+      std::string text = "1" + std::to_string(below(7)) + digits(307, false);
+      if (chance(0.3)) text = "0." + std::string(below(3) * 200, '0') + text;
+      return sign + text;
+    }
+  }
+}
+
 std::string SessionWriter::key() {
   static const std::vector<std::string> kKeys = {
       R"("0")",        R"("1")",          R"("2")",        R"("9")",        R"("10")",
@@ -169,6 +238,12 @@ std::string SessionWriter::key() {
       R"("constructor")", R"("toString")", R"("length")",   R"("")",         R"("a")",
       R"("b")",        R"("role")",       R"("content")",  R"("é")",        R"("😀")",
       R"("\ud83d\ude00")"};
+  if (chance(0.25)) {  // around the largest array index, 2^32 - 2
+    note(Shape::index_key);
+    static const std::vector<std::string> kEdges = {"4294967293", "4294967294", "4294967295", "4294967296",
+                                                    "4294967297", "8589934592", "18446744073709551616"};
+    return "\"" + (chance(0.7) ? pick(kEdges) : std::to_string(4294967290ull + below(10))) + "\"";
+  }
   return chance(0.8) ? pick(kKeys) : string_literal(3);
 }
 
@@ -188,6 +263,7 @@ std::string SessionWriter::array(const std::vector<std::string>& items) {
 }
 
 std::string SessionWriter::deep(int level, int deepest) {
+  note(Shape::deep_nesting);
   std::string open, close;
   for (int l = level; l <= deepest; ++l) {
     if (chance(0.5)) {
@@ -221,11 +297,15 @@ std::string SessionWriter::value(int level) {
       std::vector<Field> fields;
       for (std::size_t n = below(5); n > 0; --n) {
         // Duplicate keys: the small key pool repeats them often.
-        fields.push_back({key(), value(level + 1)});
+        Field field{key(), value(level + 1)};
+        for (const Field& before : fields) {
+          if (before.key == field.key) note(Shape::duplicate_key);
+        }
+        fields.push_back(std::move(field));
       }
       return object(fields);
     }
   }
 }
 
-}  // namespace agent_session::differential
+}  // namespace agent_session::fuzz

@@ -1,0 +1,245 @@
+#include "fuzz/fuzz_command.hpp"
+
+#include "fuzz/fuzz_inputs.hpp"
+#include "fuzz/reference_checks.hpp"
+#include "fuzz/shrink.hpp"
+#include "fuzz/vector_out.hpp"
+#include "runner/conform_options.hpp"  // default_vectors_folder
+#include "base/printable.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <system_error>
+#include <thread>
+
+namespace agent_session::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using internal::terminal_safe;
+
+struct PortError {  // the port could not be started: a usage problem
+  std::string message;
+};
+
+void write_input(const fs::path& file, const std::string& bytes) {
+  std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+  stream << bytes;
+  stream.close();
+  if (!stream) throw std::system_error(errno ? errno : EIO, std::generic_category(), "cannot write " + file.string());
+}
+
+struct Difference {
+  std::uint64_t index = 0;
+  std::string input;
+  cli::Check check;
+  std::string reason;
+};
+
+class Fuzzer {
+ public:
+  Fuzzer(const FuzzOptions& options, std::uint64_t seed, std::vector<std::string> vectors)
+      : options_(options), seed_(seed), vectors_(std::move(vectors)),
+        timeout_(static_cast<long long>(options.timeout_seconds * 1000)) {}
+
+  // The first check of `bytes` (in FILE `file`) the port fails, and why.
+  // While shrinking, `same` keeps the difference the same kind: only
+  // checks of its command, and only while the reference's `check` exits
+  // as it did (so a candidate the reference rejects costs no port run).
+  struct Same {
+    std::string command;
+    int check_exit;
+  };
+  std::optional<std::pair<cli::Check, std::string>> differs(const std::string& bytes, const fs::path& file,
+                                                            std::uint64_t seed, const Same* same) {
+    write_input(file, bytes);
+    const std::vector<cli::Check> checks = reference_checks(bytes, file.string(), seed);
+    if (same && checks.front().exit != same->check_exit) return std::nullopt;
+    for (const cli::Check& check : checks) {
+      if (same && check.args.front() != same->command) continue;
+      std::vector<std::string> argv = options_.command;
+      argv.insert(argv.end(), check.args.begin(), check.args.end());
+      argv.push_back(file.string());
+      const cli::ProcessResult result = cli::run_process(argv, "", timeout_, std::size_t{1} << 20);
+      ++port_runs_;
+      if (result.end == cli::ProcessEnd::not_started) throw PortError{result.error};
+      if (auto why = cli::judge(check, result, timeout_)) return std::pair{check, *why};
+    }
+    return std::nullopt;
+  }
+
+  void work(const fs::path& dir, std::uint64_t limit, Clock::time_point deadline) {
+    const fs::path file = dir / "input.jsonl";
+    try {
+      for (;;) {
+        const std::uint64_t index = next_++;
+        if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) return;
+        const FuzzInput input = fuzz_input(seed_, index, vectors_);
+        auto found = differs(input.bytes, file, input_seed(seed_, index), nullptr);
+        ++done_;
+        if (!found) continue;
+        std::lock_guard lock(mutex_);
+        if (!first_ || index < first_->index) first_ = Difference{index, input.bytes, found->first, found->second};
+        stop_at_ = std::min<std::uint64_t>(stop_at_, index);
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      failed_ = true;
+    }
+  }
+
+  const FuzzOptions& options_;
+  std::uint64_t seed_;
+  std::vector<std::string> vectors_;
+  std::chrono::milliseconds timeout_;
+  std::atomic<std::uint64_t> next_{0}, done_{0}, port_runs_{0};
+  std::atomic<std::uint64_t> stop_at_{std::numeric_limits<std::uint64_t>::max()};
+  std::atomic<bool> failed_{false};
+  std::mutex mutex_;
+  std::optional<Difference> first_;
+  std::exception_ptr error_;
+};
+
+// A folder of our own under TMPDIR, removed when the run ends.
+class TempDir {
+ public:
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "agent-session-fuzz-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::system_error(errno, std::generic_category(), "cannot create " + pattern);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string lines_of(const std::string& bytes) {
+  const auto n = std::count(bytes.begin(), bytes.end(), '\n') + (!bytes.empty() && bytes.back() != '\n');
+  return std::to_string(n) + (n == 1 ? " line" : " lines");
+}
+
+// Shrinks the difference, writes its vector and prints what was found.
+void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::ostream& out) {
+  const FuzzOptions& options = fuzzer.options_;
+  const std::uint64_t seed = input_seed(fuzzer.seed_, found.index);
+  out << "difference at input " << found.index << " (" << found.input.size() << " bytes, " << lines_of(found.input)
+      << "): " << terminal_safe(shell_line(found.check.args)) << ": " << found.reason << '\n';
+  const fs::path file = dir / "input.jsonl";
+  write_input(file, found.input);
+  const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
+  const auto started = Clock::now();
+  const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
+  const ShrinkResult small = shrink(
+      found.input, [&](const std::string& candidate) { return fuzzer.differs(candidate, file, seed, &same).has_value(); },
+      {.max_tries = 5000, .deadline = deadline});
+  const double took = std::chrono::duration<double>(Clock::now() - started).count();
+  out << "shrunk to " << small.input.size() << " bytes, " << lines_of(small.input) << ", in " << small.tries
+      << " tries (" << std::fixed << std::setprecision(1) << took << " s" << (small.exhausted ? ", stopped at its limit" : "")
+      << ")\n";
+  const auto still = fuzzer.differs(small.input, file, seed, nullptr);
+  FoundVector vector;
+  vector.name = "fuzz_" + std::to_string(fuzzer.seed_) + "_" + std::to_string(found.index);
+  vector.input = small.input;
+  vector.checks = reference_checks(small.input, file.string(), seed);
+  const cli::Check& shown = still ? still->first : found.check;
+  vector.rule = spec_rule(shown);
+  vector.about = "found by agent-session-conform fuzz --seed " + std::to_string(fuzzer.seed_) + " (input " +
+                 std::to_string(found.index) + "): " + shell_line(options.command) + " failed " +
+                 shell_line(shown.args) + ": " + (still ? still->second : found.reason);
+  const fs::path folder = fs::path(options.out) / vector.name;
+  std::vector<std::string> port = options.command;
+  port.insert(port.end(), shown.args.begin(), shown.args.end());
+  port.push_back((folder / "input.jsonl").string());
+  std::vector<std::string> runner = {"agent-session-conform", "--vectors", options.out, "--only", vector.name, "--"};
+  runner.insert(runner.end(), options.command.begin(), options.command.end());
+  vector.reproduce = {shell_line(port), shell_line(runner)};
+  write_vector(options.out, vector);
+  out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule << ")\n"
+      << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"
+      << "           " << terminal_safe(vector.reproduce[1]) << '\n';
+}
+
+}  // namespace
+
+int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
+  const std::uint64_t seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  const std::string vectors = options.vectors.empty() ? cli::default_vectors_folder() : options.vectors;
+  Fuzzer fuzzer(options, seed, read_vector_inputs(vectors));
+  const std::uint64_t limit = options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
+  std::ostringstream budget;
+  if (options.time_seconds) budget << "for " << *options.time_seconds << " s";
+  else budget << limit << " inputs";
+  out << "fuzz: seed " << seed << ", " << budget.str()
+      << ", " << options.jobs << (options.jobs == 1 ? " job" : " jobs") << ", " << fuzzer.vectors_.size()
+      << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command)) << std::endl;
+  try {
+    TempDir temp;
+    const auto started = Clock::now();
+    const auto deadline = options.time_seconds
+                              ? started + std::chrono::milliseconds(static_cast<long long>(*options.time_seconds * 1000))
+                              : Clock::time_point::max();
+    std::vector<std::thread> jobs;
+    for (unsigned j = 0; j < options.jobs; ++j) {
+      const fs::path dir = temp.path() / ("job" + std::to_string(j));
+      fs::create_directory(dir);
+      jobs.emplace_back([&fuzzer, dir, limit, deadline] { fuzzer.work(dir, limit, deadline); });
+    }
+    for (auto& job : jobs) job.join();
+    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (fuzzer.error_) std::rethrow_exception(fuzzer.error_);
+    out << fuzzer.done_ << " inputs in " << std::fixed << std::setprecision(1) << seconds << " s: "
+        << std::setprecision(1) << (seconds > 0 ? static_cast<double>(fuzzer.done_) / seconds : 0.0) << " inputs/s ("
+        << fuzzer.port_runs_ << " runs of the port)" << std::endl;
+    if (!fuzzer.first_) {
+      out << "no difference\n";
+      return 0;
+    }
+    report(fuzzer, *fuzzer.first_, temp.path() / "job0", out);
+    return 1;
+  } catch (const PortError& error) {
+    err << "agent-session-conform fuzz: cannot run the port: " << terminal_safe(error.message) << '\n';
+    return 2;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& error) {
+    err << "agent-session-conform fuzz: " << terminal_safe(error.what()) << '\n';
+    return 3;
+  }
+}
+
+int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err) {
+  FuzzOptions options;
+  try {
+    options = parse_fuzz_options(args);
+  } catch (const FuzzUsageError& error) {
+    err << program << " fuzz: " << terminal_safe(error.message) << " (" << program << " fuzz --help)\n";
+    return 2;
+  }
+  if (options.show_help) {
+    out << fuzz_help(program);
+    return 0;
+  }
+  return run_fuzz(options, out, err);
+}
+
+}  // namespace agent_session::fuzz

@@ -1,0 +1,35 @@
+// `agent-session-conform fuzz`: differential fuzzing of a port against the
+// reference. For each generated input (fuzz/fuzz_inputs.hpp) it runs the
+// port on check, estimate, canon and trim at budgets around the unit
+// boundaries (`PORT ARGS... FILE`, run_process), compares each with the
+// reference's answer computed in process (fuzz/reference_checks.hpp) with
+// the vectors' judge (runner/conform_judge.hpp), and on the first
+// difference shrinks the input (fuzz/shrink.hpp) and writes it as a vector
+// folder (fuzz/vector_out.hpp).
+//
+// Deterministic for a seed: input I of seed S is always the same bytes,
+// and with --runs the difference reported is the one at the lowest input
+// number, whatever --jobs is. Prints inputs/s at the end.
+//
+// Example:
+//   agent-session-conform fuzz --seed 1 --time 60 --jobs 2 --out found -- node tests/mutants/utf8_bytes.mjs
+#pragma once
+
+#include "fuzz/fuzz_options.hpp"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace agent_session::fuzz {
+
+// Exit 0 when no input showed a difference, 1 when one did (its vector
+// written under options.out), 2 when the port cannot be run, 3 on an I/O
+// error (the temporary folder, the vector's folder).
+int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
+
+// Parses `args` (the words after `fuzz`) and runs, or prints the help. A
+// usage error is one line on `err` and exit 2.
+int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err);
+
+}  // namespace agent_session::fuzz

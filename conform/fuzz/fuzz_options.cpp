@@ -1,0 +1,103 @@
+#include "fuzz/fuzz_options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+namespace agent_session::fuzz {
+namespace {
+
+std::uint64_t whole_number(const std::string& option, const std::string& text, std::uint64_t low, std::uint64_t high) {
+  const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long value = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE || value < low || value > high) {
+    throw FuzzUsageError{option + ": \"" + text + "\" is not a whole number from " + std::to_string(low) + " to " +
+                         std::to_string(high)};
+  }
+  return value;
+}
+
+double seconds(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0 || value > 1e6) {
+    throw FuzzUsageError{option + ": \"" + text + "\" is not a number of seconds above 0 (at most 1000000)"};
+  }
+  return value;
+}
+
+}  // namespace
+
+FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
+  FuzzOptions options;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string word = args[i];
+    if (word == "--") {
+      options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (word.size() < 2 || word[0] != '-') {
+      options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (word == "-h" || word == "--help") {
+      options.show_help = true;
+      continue;
+    }
+    std::optional<std::string> inline_value;
+    if (const auto eq = word.find('='); eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word.resize(eq);
+    }
+    static const std::set<std::string> kOptions = {"--seed", "--runs", "--time", "--jobs", "--out", "--vectors",
+                                                   "--timeout", "--shrink-time"};
+    if (!kOptions.count(word)) throw FuzzUsageError{"unknown option \"" + word + "\""};
+    if (!seen.insert(word).second) throw FuzzUsageError{word + " is given twice; it takes one value"};
+    if (!inline_value && i + 1 >= args.size()) throw FuzzUsageError{word + " needs a value"};
+    const std::string value = inline_value ? *inline_value : args[++i];
+    if (word == "--seed") options.seed = whole_number(word, value, 0, ~std::uint64_t{0});
+    if (word == "--runs") options.runs = whole_number(word, value, 1, std::uint64_t{1} << 40);
+    if (word == "--time") options.time_seconds = seconds(word, value);
+    if (word == "--jobs") options.jobs = static_cast<unsigned>(whole_number(word, value, 1, 64));
+    if (word == "--out") options.out = value;
+    if (word == "--vectors") options.vectors = value;
+    if (word == "--timeout") options.timeout_seconds = seconds(word, value);
+    if (word == "--shrink-time") options.shrink_seconds = seconds(word, value);
+    if ((word == "--out" || word == "--vectors") && value.empty()) throw FuzzUsageError{word + " needs a folder"};
+  }
+  if (options.show_help) return options;
+  if (options.runs && options.time_seconds) throw FuzzUsageError{"--runs and --time exclude each other: give one"};
+  if (options.command.empty()) throw FuzzUsageError{"no port to run: give it after --, e.g. -- node port.mjs"};
+  return options;
+}
+
+std::string fuzz_help(const std::string& program) {
+  return "Usage: " + program +
+         " fuzz [--seed S] [--runs N | --time SECONDS] [--jobs J] [--out DIR] [--vectors DIR]\n"
+         "       [--timeout SECONDS] [--shrink-time SECONDS] -- PORT [ARGS...]\n"
+         "\n"
+         "Differential fuzzing of a port against the reference (agent-session's own code, run in this process).\n"
+         "Each input is a generated session file (the three records; astral characters, lone escapes, control\n"
+         "characters; numbers at the printer's and parser's edges; index-like keys, duplicate keys, deep nesting;\n"
+         "parallel, interleaved and nested rounds, pending calls, orphan results, repeated ids; invalid UTF-8,\n"
+         "torn last lines, BOM, CR, NUL, whitespace-only lines) or a vector's input mutated. For each it runs\n"
+         "PORT ARGS... check FILE, estimate FILE, canon FILE and trim --max-chars B FILE at budgets on both sides\n"
+         "of the unit boundaries, judged as the vectors are. On a difference it shrinks the input and writes a\n"
+         "vector folder under --out (input.jsonl, expect.json, reproduce.sh).\n"
+         "\n"
+         "  --seed S          the run's seed (default: drawn, printed); the same seed tries the same inputs\n"
+         "  --runs N          inputs to try (default 1000)\n"
+         "  --time SECONDS    or: try inputs for this long\n"
+         "  --jobs J          inputs tried at once, 1 to 64 (default 1)\n"
+         "  --out DIR         where a difference's vector folder goes (default fuzz-found)\n"
+         "  --vectors DIR     the vectors whose inputs are mutated (default: the runner's vectors)\n"
+         "  --timeout SECONDS per run of the port (default 10)\n"
+         "  --shrink-time S   at most this long shrinking (default 60)\n"
+         "\n"
+         "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n";
+}
+
+}  // namespace agent_session::fuzz

@@ -1,0 +1,96 @@
+// `agent-session-conform fuzz` as a port's author runs it: against our own
+// CLI it finds no difference; against mutant ports (tests/mutants/) it
+// finds each within 60 s at a fixed seed, and the vector it writes makes
+// the mutant fail under the normal runner while the JavaScript oracle
+// passes it.
+#include "runner/subprocess.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string kSource = AGENT_SESSION_SOURCE_DIR;
+
+ProcessResult conform(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  std::vector<std::string> argv = {AGENT_SESSION_CONFORM};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, "", timeout);
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("fuzz_ports_test_" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(FuzzPorts, OurOwnCliShowsNoDifferenceOver300Inputs) {
+  const fs::path out = fresh_dir("self");
+  const ProcessResult r = conform({"fuzz", "--seed", "5", "--runs", "300", "--jobs", "2", "--out", out.string(), "--",
+                                   AGENT_SESSION_CLI}, 240s);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("300 inputs in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" inputs/s ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+  std::cout << r.out;
+}
+
+TEST(FuzzPorts, UsageErrorsAreExit2) {
+  EXPECT_EQ(conform({"fuzz", "--runs", "1"}, 10s).exit_code, 2);
+  EXPECT_EQ(conform({"fuzz", "--runs", "x", "--", AGENT_SESSION_CLI}, 10s).exit_code, 2);
+  const ProcessResult missing = conform({"fuzz", "--runs", "1", "--", "/nonexistent/port"}, 10s);
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("cannot run the port"), std::string::npos) << missing.err;
+  const ProcessResult help = conform({"fuzz", "--help"}, 10s);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--runs N"), std::string::npos);
+}
+
+// The mutant is found (exit 1) before --time 60 runs out; its vector is
+// written, fails the mutant under the normal runner, passes the oracle.
+void finds(const std::string& mutant, const std::string& seed) {
+  const fs::path out = fresh_dir(mutant);
+  const std::string port = kSource + "/tests/mutants/" + mutant + ".mjs";
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--jobs", "2", "--shrink-time", "20", "--out",
+                                   out.string(), "--", "node", port}, 150s);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"((\d+) inputs in ([0-9.]+) s)"))) << r.out;
+  EXPECT_LT(std::stod(found[2]), 60.0) << r.out;
+  std::cout << mutant << ": " << r.out << "(all in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s)\n";
+  ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"(wrote \S+/(fuzz_\d+_\d+) )"))) << r.out;
+  const fs::path vector = out / found[1].str();
+  EXPECT_TRUE(fs::exists(vector / "input.jsonl") && fs::exists(vector / "expect.json") && fs::exists(vector / "reproduce.sh"));
+  const ProcessResult mutated = conform({"--vectors", out.string(), "--", "node", port}, 120s);
+  EXPECT_EQ(mutated.exit_code, 1) << mutated.out << mutated.err;
+  EXPECT_NE(mutated.out.find("0 passed, 1 failed"), std::string::npos) << mutated.out;
+  const ProcessResult oracle = conform({"--vectors", out.string(), "--", "node", kSource + "/tests/oracle/cli.mjs"}, 120s);
+  EXPECT_EQ(oracle.exit_code, 0) << oracle.out << oracle.err;
+  EXPECT_NE(oracle.out.find("1 passed, 0 failed"), std::string::npos) << oracle.out;
+  const ProcessResult ours = conform({"--vectors", out.string(), "--", AGENT_SESSION_CLI}, 60s);
+  EXPECT_EQ(ours.exit_code, 0) << ours.out << ours.err;
+  fs::remove_all(out);
+}
+
+TEST(FuzzPorts, FindsNumberInt64Exact) { finds("number_int64_exact", "1"); }
+TEST(FuzzPorts, FindsUtf16F1F3Astral) { finds("utf16_f1_f3_astral", "1"); }
+TEST(FuzzPorts, FindsTrimFirstResultOnly) { finds("trim_first_result_only", "1"); }
+TEST(FuzzPorts, FindsKeysCaseInsensitive) { finds("keys_case_insensitive", "1"); }
+TEST(FuzzPorts, FindsOverflowIntegerDigits) { finds("overflow_integer_digits", "1"); }
+
+}  // namespace
+}  // namespace agent_session::cli
