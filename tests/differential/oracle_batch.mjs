@@ -32,6 +32,8 @@ if (process.env.AGENT_SESSION_DIFF_MUTATE) {
   }
   source = source.replace(original, replacement);
 }
+// A data: URL has no folder: the oracle's own modules are named whole.
+source = source.replaceAll('from "./', `from "${new URL("../oracle/", import.meta.url)}`);
 const { main } = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
 
 // process.stdout.write(string) encodes UTF-8; capture the same bytes.
