@@ -1,5 +1,7 @@
 #include "fuzz/fuzz_command.hpp"
 
+#include "runner/port_runner.hpp"
+
 #include "fuzz/fuzz_inputs.hpp"
 #include "fuzz/reference_checks.hpp"
 #include "fuzz/shrink.hpp"
@@ -53,7 +55,10 @@ class Fuzzer {
  public:
   Fuzzer(const FuzzOptions& options, std::uint64_t seed, std::vector<std::string> vectors)
       : options_(options), seed_(seed), vectors_(std::move(vectors)),
-        timeout_(static_cast<long long>(options.timeout_seconds * 1000)) {}
+        timeout_(static_cast<long long>(options.timeout_seconds * 1000)) {
+    port_options_.command = options.command;
+    port_options_.harness = options.harness;
+  }
 
   // The first check of `bytes` (in FILE `file`) the port fails, and why.
   // While shrinking, `same` keeps the difference the same kind: only
@@ -63,17 +68,16 @@ class Fuzzer {
     std::string command;
     int check_exit;
   };
-  std::optional<std::pair<cli::Check, std::string>> differs(const std::string& bytes, const fs::path& file,
-                                                            std::uint64_t seed, const Same* same) {
+  std::optional<std::pair<cli::Check, std::string>> differs(cli::PortRunner& port, const std::string& bytes,
+                                                            const fs::path& file, std::uint64_t seed, const Same* same) {
     write_input(file, bytes);
     const std::vector<cli::Check> checks = reference_checks(bytes, file.string(), seed);
     if (same && checks.front().exit != same->check_exit) return std::nullopt;
     for (const cli::Check& check : checks) {
       if (same && check.args.front() != same->command) continue;
-      std::vector<std::string> argv = options_.command;
-      argv.insert(argv.end(), check.args.begin(), check.args.end());
-      argv.push_back(file.string());
-      const cli::ProcessResult result = cli::run_process(argv, "", timeout_, std::size_t{1} << 20);
+      std::vector<std::string> args = check.args;
+      args.push_back(file.string());
+      const cli::ProcessResult result = port.run(args, "");
       ++port_runs_;
       if (result.end == cli::ProcessEnd::not_started) throw PortError{result.error};
       if (auto why = cli::judge(check, result, timeout_)) return std::pair{check, *why};
@@ -84,11 +88,12 @@ class Fuzzer {
   void work(const fs::path& dir, std::uint64_t limit, Clock::time_point deadline) {
     const fs::path file = dir / "input.jsonl";
     try {
+      cli::PortRunner port(port_options_, timeout_);  // this job's own port in harness mode
       for (;;) {
         const std::uint64_t index = next_++;
         if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) return;
         const FuzzInput input = fuzz_input(seed_, index, vectors_);
-        auto found = differs(input.bytes, file, input_seed(seed_, index), nullptr);
+        auto found = differs(port, input.bytes, file, input_seed(seed_, index), nullptr);
         ++done_;
         if (!found) continue;
         std::lock_guard lock(mutex_);
@@ -106,6 +111,7 @@ class Fuzzer {
   std::uint64_t seed_;
   std::vector<std::string> vectors_;
   std::chrono::milliseconds timeout_;
+  cli::ConformOptions port_options_;  // the port's command and mode, for PortRunner
   std::atomic<std::uint64_t> next_{0}, done_{0}, port_runs_{0};
   std::atomic<std::uint64_t> stop_at_{std::numeric_limits<std::uint64_t>::max()};
   std::atomic<bool> failed_{false};
@@ -149,14 +155,16 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
   const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
+  cli::PortRunner runner(fuzzer.port_options_, fuzzer.timeout_);
   const ShrinkResult small = shrink(
-      found.input, [&](const std::string& candidate) { return fuzzer.differs(candidate, file, seed, &same).has_value(); },
+      found.input,
+      [&](const std::string& candidate) { return fuzzer.differs(runner, candidate, file, seed, &same).has_value(); },
       {.max_tries = 5000, .deadline = deadline});
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   out << "shrunk to " << small.input.size() << " bytes, " << lines_of(small.input) << ", in " << small.tries
       << " tries (" << std::fixed << std::setprecision(1) << took << " s" << (small.exhausted ? ", stopped at its limit" : "")
       << ")\n";
-  const auto still = fuzzer.differs(small.input, file, seed, nullptr);
+  const auto still = fuzzer.differs(runner, small.input, file, seed, nullptr);
   FoundVector vector;
   vector.name = "fuzz_" + std::to_string(fuzzer.seed_) + "_" + std::to_string(found.index);
   vector.input = small.input;
@@ -170,9 +178,9 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
   std::vector<std::string> port = options.command;
   port.insert(port.end(), shown.args.begin(), shown.args.end());
   port.push_back((folder / "input.jsonl").string());
-  std::vector<std::string> runner = {"agent-session-conform", "--vectors", options.out, "--only", vector.name, "--"};
-  runner.insert(runner.end(), options.command.begin(), options.command.end());
-  vector.reproduce = {shell_line(port), shell_line(runner)};
+  std::vector<std::string> conform = {"agent-session-conform", "--vectors", options.out, "--only", vector.name, "--"};
+  conform.insert(conform.end(), options.command.begin(), options.command.end());
+  vector.reproduce = {shell_line(port), shell_line(conform)};
   write_vector(options.out, vector);
   out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule << ")\n"
       << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"

@@ -47,6 +47,10 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       options.show_help = true;
       continue;
     }
+    if (word == "--harness") {
+      options.harness = true;
+      continue;
+    }
     std::optional<std::string> inline_value;
     if (const auto eq = word.find('='); eq != std::string::npos) {
       inline_value = word.substr(eq + 1);
@@ -77,7 +81,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
 std::string fuzz_help(const std::string& program) {
   return "Usage: " + program +
          " fuzz [--seed S] [--runs N | --time SECONDS] [--jobs J] [--out DIR] [--vectors DIR]\n"
-         "       [--timeout SECONDS] [--shrink-time SECONDS] -- PORT [ARGS...]\n"
+         "       [--timeout SECONDS] [--shrink-time SECONDS] [--harness] -- PORT [ARGS...]\n"
          "\n"
          "Differential fuzzing of a port against the reference (agent-session's own code, run in this process).\n"
          "Each input is a generated session file (the three records; astral characters, lone escapes, control\n"
@@ -96,6 +100,7 @@ std::string fuzz_help(const std::string& program) {
          "  --vectors DIR     the vectors whose inputs are mutated (default: the runner's vectors)\n"
          "  --timeout SECONDS per run of the port (default 10)\n"
          "  --shrink-time S   at most this long shrinking (default 60)\n"
+         "  --harness         start PORT harness once per job and send it every run (harness.md), as conform --harness\n"
          "\n"
          "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n";
 }

@@ -21,6 +21,7 @@ struct FuzzOptions {
   std::string vectors;                 // whose inputs are mutated; "" = the runner's default vectors
   double timeout_seconds = 10;         // per run of the port
   double shrink_seconds = 60;          // at most this long shrinking a difference
+  bool harness = false;                // one long-lived `PORT harness` per job (corpus/conformance/harness.md)
   std::vector<std::string> command;    // the port: PORT [ARGS...]
   bool show_help = false;
 };

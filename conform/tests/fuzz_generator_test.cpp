@@ -153,6 +153,8 @@ TEST(FuzzOptions, ParsesAndRefuses) {
   EXPECT_EQ(options.runs, 50u);
   EXPECT_EQ(options.jobs, 2u);
   EXPECT_EQ(options.command, (std::vector<std::string>{"node", "x.mjs"}));
+  EXPECT_FALSE(options.harness);
+  EXPECT_TRUE(parse_fuzz_options({"--harness", "--", "p"}).harness);
   const auto refuses = [](std::vector<std::string> args, const std::string& says) {
     try {
       parse_fuzz_options(args);

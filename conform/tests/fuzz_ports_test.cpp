@@ -58,14 +58,15 @@ TEST(FuzzPorts, UsageErrorsAreExit2) {
   EXPECT_NE(help.out.find("--runs N"), std::string::npos);
 }
 
-// The mutant is found (exit 1) before --time 60 runs out; its vector is
-// written, fails the mutant under the normal runner, passes the oracle.
+// The mutant is found (exit 1) before --time 60 runs out, on one job in
+// harness mode; its vector is written, fails the mutant under the normal
+// runner, passes the oracle.
 void finds(const std::string& mutant, const std::string& seed) {
   const fs::path out = fresh_dir(mutant);
   const std::string port = kSource + "/tests/mutants/" + mutant + ".mjs";
   const auto started = std::chrono::steady_clock::now();
-  const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--jobs", "2", "--shrink-time", "20", "--out",
-                                   out.string(), "--", "node", port}, 150s);
+  const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--jobs", "1", "--harness", "--shrink-time",
+                                   "20", "--out", out.string(), "--", "node", port}, 150s);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   std::smatch found;
   ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"((\d+) inputs in ([0-9.]+) s)"))) << r.out;
@@ -91,6 +92,19 @@ TEST(FuzzPorts, FindsUtf16F1F3Astral) { finds("utf16_f1_f3_astral", "1"); }
 TEST(FuzzPorts, FindsTrimFirstResultOnly) { finds("trim_first_result_only", "1"); }
 TEST(FuzzPorts, FindsKeysCaseInsensitive) { finds("keys_case_insensitive", "1"); }
 TEST(FuzzPorts, FindsOverflowIntegerDigits) { finds("overflow_integer_digits", "1"); }
+TEST(FuzzPorts, FindsKeyIndexUint32Wrap) { finds("key_index_uint32_wrap", "1"); }
+
+// Harness mode gives the exec mode's answer: no difference with our CLI
+// over many more inputs, at the cost of one process per job.
+TEST(FuzzPorts, OurOwnCliInHarnessModeShowsNoDifferenceOver3000Inputs) {
+  const fs::path out = fresh_dir("self-harness");
+  const ProcessResult r = conform({"fuzz", "--seed", "6", "--runs", "3000", "--harness", "--out", out.string(), "--",
+                                   AGENT_SESSION_CLI}, 240s);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3000 inputs in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;
+  std::cout << r.out;
+}
 
 }  // namespace
 }  // namespace agent_session::cli
