@@ -17,6 +17,7 @@
 #include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
 
+#include "base/printable.hpp"
 #include "fuzz_support.hpp"
 
 #include <algorithm>
@@ -90,8 +91,15 @@ void check_diagnosis(const SessionDiagnosis& found, std::string_view bytes, std:
   const bool unterminated = offset + bad.size() == bytes.size();
   FUZZ_CHECK(found.health == (unterminated ? SessionHealth::torn_tail : SessionHealth::corrupt), "diagnosis health");
   FUZZ_CHECK(!found.missing_final_newline, "missing_final_newline on a broken session");
-  FUZZ_CHECK(std::all_of(found.excerpt.begin(), found.excerpt.end(), [](char c) { return c >= 0x20 && c < 0x7F; }),
-             "excerpt is not printable ASCII: " + escaped(found.excerpt));
+  // Safe for a terminal, as every untrusted text is shown (printable.hpp):
+  // nothing but characters a terminal may see raw.
+  bool printable = true;
+  for (std::size_t i = 0; i < found.excerpt.size() && printable;) {
+    const std::size_t n = internal::printable_length(found.excerpt, i);
+    printable = n > 0;
+    i += n;
+  }
+  FUZZ_CHECK(printable, "excerpt is not terminal-safe: " + escaped(found.excerpt));
 }
 
 // Every I/O error keeps its own errno (session.hpp): a directory is no

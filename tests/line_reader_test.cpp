@@ -131,6 +131,8 @@ TEST(LinePosition, FindsALineByNumberByOffsetAndTheLastOne) {
   EXPECT_EQ(fourth.number, 4u);
   EXPECT_EQ(fourth.text, "{c}");
   EXPECT_TRUE(fourth.last) << "only empty lines follow it";
+  EXPECT_EQ(line_at_offset(bytes, 8).number, 3u) << "byte 8 is line 3's newline";
+  EXPECT_EQ(line_at_offset(bytes, 7).number, 3u) << "inside line 3";
   const LinePosition torn = last_line("{a}\n{b");
   EXPECT_EQ(torn.number, 2u);
   EXPECT_EQ(torn.offset, 4u);

@@ -101,10 +101,12 @@ SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis foun
   if (found.health != SessionHealth::torn_tail) return found;
   const auto cut = internal::pending_sync_cut(bytes);
   if (!cut || *cut == found.offset) return found;
-  const internal::LinePosition mark = internal::line_at_offset(bytes, *cut);
-  found.offset = static_cast<std::size_t>(mark.offset);
-  found.messages = mark.non_empty_before;
-  found.line = mark.number;
+  // The cut may fall inside a line: the `\n` the batch put after a valid
+  // unterminated last line is cut too, and that line stays, whole.
+  const internal::LinePosition at = internal::line_at_offset(bytes, *cut);
+  found.offset = static_cast<std::size_t>(*cut);
+  found.messages = at.non_empty_before + (*cut > at.offset && !at.text.empty() ? 1 : 0);
+  found.line = at.number;
   found.error += " (the pending-sync mark of an append that failed and could not roll back: its batch, from byte " +
                  std::to_string(found.offset) + ", was never acknowledged and is cut too)";
   return found;

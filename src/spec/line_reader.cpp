@@ -86,7 +86,7 @@ LinePosition line_numbered(std::string_view bytes, std::size_t number) {
 }
 
 LinePosition line_at_offset(std::string_view bytes, std::uint64_t offset) {
-  return find_line(bytes, [&](const LineReader::Line& line) { return line.offset >= offset; });
+  return find_line(bytes, [&](const LineReader::Line& line) { return line.offset + line.text.size() >= offset; });
 }
 
 LinePosition last_line(std::string_view bytes) {

@@ -63,8 +63,9 @@ struct LinePosition {
   std::size_t non_empty_before = 0;  // the lines before it that loading reads (messages)
   bool last = false;                 // no non-empty line follows it
 };
-// The line numbered `number` (it must exist), the line that starts at
-// byte `offset` (or the first after it), the last line.
+// The line numbered `number` (it must exist); the line that holds byte
+// `offset` (the first whose `\n`, or the input's end, is at or after it);
+// the last line.
 LinePosition line_numbered(std::string_view bytes, std::size_t number);
 LinePosition line_at_offset(std::string_view bytes, std::uint64_t offset);
 LinePosition last_line(std::string_view bytes);
