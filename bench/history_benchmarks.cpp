@@ -94,8 +94,8 @@ void serialize(benchmark::State& state, Profile profile, std::size_t count) {
   }
   // The round trip is checked on small histories only: it costs more than
   // the measurement on large ones.
-  if (count <= 10'000 &&
-      load_session_from_memory(to_canonical_jsonl(messages)) != std::vector<Message>(messages.begin(), messages.end())) {
+  if (count <= 10'000 && load_session_from_memory(to_canonical_jsonl(messages)) !=
+                             std::vector<Message>(messages.begin(), messages.end())) {
     return wrong_answer(state, "the canonical text does not load back as the history");
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
@@ -174,8 +174,8 @@ void load(benchmark::State& state, Profile profile, std::size_t count, bool from
   if (loaded != count) return wrong_answer(state, "loaded " + std::to_string(loaded) + " messages");
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * file_size));
   state.counters["file_MB"] = static_cast<double>(file_size) / 1e6;
-  state.counters["peak_heap/file"] = static_cast<double>(peak + (from_memory ? file_size : 0)) /
-                                     static_cast<double>(file_size);
+  state.counters["peak_heap/file"] =
+      static_cast<double>(peak + (from_memory ? file_size : 0)) / static_cast<double>(file_size);
   per_message_counters(state, count);
 }
 
@@ -210,6 +210,5 @@ void register_history_benchmarks(const fs::path& dir) {
     benchmark::RegisterBenchmark(bench.c_str(), session_append_and_trim, Profile::ascii_prose, count, 20'000);
   }
 }
-
 
 }  // namespace agent_session::bench

@@ -31,7 +31,7 @@ std::string shape_input(std::string_view shape, std::size_t n) {
   }
   std::string text = "{";
   for (std::size_t i = 0; i < n; ++i) {
-    std::string key = shape.ends_with("one_key_repeated") ? "k"
+    std::string key = shape.ends_with("one_key_repeated")        ? "k"
                       : shape.ends_with("index_keys_descending") ? std::to_string(n - 1 - i)
                                                                  : "k" + std::to_string(i);
     if (shape.ends_with("then_an_index_key") && i + 1 == n) key = "7";
@@ -42,9 +42,9 @@ std::string shape_input(std::string_view shape, std::size_t n) {
 
 void load_shape(benchmark::State& state, std::string_view shape, std::size_t n) {
   const std::string input = shape_input(shape, n);
-  const std::string line = std::string("{") + (shape.starts_with("nlohmann_") ? "\"big\":1234567890123456789012345," : "") +
-                           R"("role":"assistant","content":"","toolCalls":[{"id":"a","name":"b","input":)" + input +
-                           "}]}\n";
+  const std::string line =
+      std::string("{") + (shape.starts_with("nlohmann_") ? "\"big\":1234567890123456789012345," : "") +
+      R"("role":"assistant","content":"","toolCalls":[{"id":"a","name":"b","input":)" + input + "}]}\n";
   std::size_t input_size = 0;
   for (auto _ : state) {
     const std::vector<Message> messages = load_session_from_memory(line);

@@ -55,9 +55,8 @@ void session_turns(benchmark::State& state, std::size_t calls, std::size_t turns
   }
   if (!right) return wrong_answer(state, "the session's context is not trim_context's");
   state.counters["kept"] = static_cast<double>(kept);
-  state.counters["per_turn"] =
-      benchmark::Counter(static_cast<double>(turns), benchmark::Counter::kIsIterationInvariantRate |
-                                                          benchmark::Counter::kInvert);
+  state.counters["per_turn"] = benchmark::Counter(
+      static_cast<double>(turns), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 }  // namespace

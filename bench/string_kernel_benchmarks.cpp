@@ -52,8 +52,8 @@ void string_counter(benchmark::State& state, bool json, std::string kernel, Coun
 void register_counter(std::string_view kernel, bool json, Counter count) {
   for (const Profile profile : {Profile::ascii_prose, Profile::cjk, Profile::emoji}) {
     for (const std::size_t bytes : {16, 1024, 65536}) {
-      const std::string name = std::string(json ? "json_string_units/" : "utf16_length/") + std::string(kernel) +
-                               "/" + std::string(profile_name(profile)) + "/" + std::to_string(bytes);
+      const std::string name = std::string(json ? "json_string_units/" : "utf16_length/") + std::string(kernel) + "/" +
+                               std::string(profile_name(profile)) + "/" + std::to_string(bytes);
       benchmark::RegisterBenchmark(name.c_str(), string_counter, json, std::string(kernel), count, profile, bytes);
     }
   }

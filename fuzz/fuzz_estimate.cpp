@@ -16,11 +16,11 @@
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
 
+#include "base/utf8.hpp"
 #include "fast/fast_path.hpp"
 #include "fast/utf8_kernels.hpp"
 #include "fuzz_support.hpp"
 #include "spec/reference.hpp"
-#include "base/utf8.hpp"
 #include "support/json_string_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -91,9 +91,7 @@ Json value(FuzzedDataProvider& in, int recursion_left) {
 
 // A tool call's input: now and then one nested around the limit (costly to
 // build and print, so not anywhere in the tree).
-Json input(FuzzedDataProvider& in) {
-  return in.ConsumeIntegralInRange(0, 15) == 0 ? deeply_nested(in) : value(in, 3);
-}
+Json input(FuzzedDataProvider& in) { return in.ConsumeIntegralInRange(0, 15) == 0 ? deeply_nested(in) : value(in, 3); }
 
 Message message(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange(0, 2)) {
@@ -178,13 +176,15 @@ void check_kernels(std::string_view text) {
   const bool valid = valid_utf8(text);
   const std::uint64_t length = internal::utf16_length(text);
   FUZZ_CHECK(fast::json_string_units(text) == literal, "json_string_units differs: " + escaped(text));
-  FUZZ_CHECK(fast::json_string_units_or_zero(text) == literal.value_or(0), "json_string_units_or_zero differs: " + escaped(text));
+  FUZZ_CHECK(fast::json_string_units_or_zero(text) == literal.value_or(0),
+             "json_string_units_or_zero differs: " + escaped(text));
   FUZZ_CHECK(!valid || fast::utf16_length(text) == length, "utf16_length differs: " + escaped(text));
   for (const fast::Utf8Kernel kernel : fast::kUtf8Kernels) {
     const std::string name(fast::kernel_name(kernel));
     const std::optional<std::uint64_t> units = fast::json_string_units_with(kernel, text);
-    FUZZ_CHECK(units == literal, name + " kernel: " + (units ? std::to_string(*units) : "invalid") + " units != reference " +
-                                     (literal ? std::to_string(*literal) : "invalid") + ": " + escaped(text));
+    FUZZ_CHECK(units == literal, name + " kernel: " + (units ? std::to_string(*units) : "invalid") +
+                                     " units != reference " + (literal ? std::to_string(*literal) : "invalid") + ": " +
+                                     escaped(text));
     // utf16_length promises an answer for valid UTF-8 only.
     FUZZ_CHECK(!valid || fast::utf16_length_with(kernel, text) == length,
                name + " kernel: utf16_length differs: " + escaped(text));

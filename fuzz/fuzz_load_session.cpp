@@ -15,8 +15,8 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 
-#include "fuzz_support.hpp"
 #include "base/utf8.hpp"
+#include "fuzz_support.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +39,8 @@ void check_trim(const std::vector<Message>& messages, std::uint64_t chars) {
   FUZZ_CHECK(trim_context(messages, chars).size() == messages.size(), "the whole history does not fit its estimate");
   try {
     const std::span<const Message> kept = trim_context(messages, chars - 1);
-    FUZZ_CHECK(kept.size() < messages.size() && !kept.empty() && kept.data() + kept.size() == messages.data() + messages.size(),
+    FUZZ_CHECK(kept.size() < messages.size() && !kept.empty() &&
+                   kept.data() + kept.size() == messages.data() + messages.size(),
                "trimmed to one less than the estimate: kept " + std::to_string(kept.size()) + " of " +
                    std::to_string(messages.size()));
   } catch (const ContextError& error) {

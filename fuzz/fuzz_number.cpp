@@ -37,7 +37,8 @@ void check_double(std::uint64_t bits) {
   internal::append_js_number(expected, value);
   char out[fast::kJsNumberRoom];
   const std::string_view got(out, static_cast<std::size_t>(fast::write_js_number(out, value) - out));
-  FUZZ_CHECK(got == expected, "write_js_number(" + bits_of(bits) + ") = " + std::string(got) + ", reference " + expected);
+  FUZZ_CHECK(got == expected,
+             "write_js_number(" + bits_of(bits) + ") = " + std::string(got) + ", reference " + expected);
 }
 
 void check_integer(std::uint64_t bits) {
@@ -46,8 +47,8 @@ void check_integer(std::uint64_t bits) {
   internal::append_js_number(expected, static_cast<double>(value));
   char out[fast::kJsNumberRoom];
   const std::string_view got(out, static_cast<std::size_t>(fast::write_js_integer(out, value) - out));
-  FUZZ_CHECK(got == expected, "write_js_integer(" + std::to_string(value) + ") = " + std::string(got) + ", reference " +
-                                  expected);
+  FUZZ_CHECK(got == expected,
+             "write_js_integer(" + std::to_string(value) + ") = " + std::string(got) + ", reference " + expected);
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 //     EISDIR, to read or to append to.
 // The in-memory contract alone, at parser speed, is fuzz_load_session's.
 // Any other exception escapes and libFuzzer reports it.
-#include "agent_session/repair.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 
 #include "base/printable.hpp"
@@ -67,7 +67,8 @@ std::string read_file(const std::filesystem::path& file) {
 // The file holding `bytes`, freshly written.
 std::filesystem::path stored(std::string_view bytes, const char* name) {
   const std::filesystem::path file = scratch_dir() / name;
-  std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(file, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return file;
 }
 

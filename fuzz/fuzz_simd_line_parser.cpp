@@ -59,8 +59,7 @@ bool identical(const Json& a, const Json& b) {
     }
     case Json::value_t::number_float:
       return std::bit_cast<std::uint64_t>(a.get<double>()) == std::bit_cast<std::uint64_t>(b.get<double>());
-    default:
-      return a == b;
+    default: return a == b;
   }
 }
 
@@ -107,10 +106,10 @@ void check_same(const std::variant<Value, SessionError>& fast, const std::varian
              "one parser accepts, the other says " + describe(fast_error ? *fast_error : *reference_error) + ": " +
                  escaped(bytes));
   if (fast_error) {
-    FUZZ_CHECK(fast_error->kind() == reference_error->kind() && fast_error->line() == reference_error->line() &&
-                   std::string_view(fast_error->what()) == reference_error->what(),
-               "fast: " + describe(*fast_error) + "\n  reference: " + describe(*reference_error) + "\n  on " +
-                   escaped(bytes));
+    FUZZ_CHECK(
+        fast_error->kind() == reference_error->kind() && fast_error->line() == reference_error->line() &&
+            std::string_view(fast_error->what()) == reference_error->what(),
+        "fast: " + describe(*fast_error) + "\n  reference: " + describe(*reference_error) + "\n  on " + escaped(bytes));
     return;
   }
   FUZZ_CHECK(std::get<Value>(fast) == std::get<Value>(reference), "the parsers read otherwise: " + escaped(bytes));
@@ -135,8 +134,8 @@ void check_json(fast::SimdLineParser& fast, std::string_view line) {
   auto* reference = std::get_if<Json>(&parsed);
   FUZZ_CHECK(reference != nullptr,
              "simdjson accepts what parse_json_line rejects (" + std::get<std::string>(parsed) + "): " + escaped(line));
-  FUZZ_CHECK(identical(*copied, *reference), "simdjson reads another value: " + escaped(line) + "\n  fast: " +
-                                                 copied->dump() + "\n  reference: " + reference->dump());
+  FUZZ_CHECK(identical(*copied, *reference), "simdjson reads another value: " + escaped(line) +
+                                                 "\n  fast: " + copied->dump() + "\n  reference: " + reference->dump());
 }
 
 }  // namespace

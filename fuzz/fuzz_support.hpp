@@ -6,9 +6,9 @@
 #pragma once
 
 #include "agent_session/context.hpp"
-#include "base/utf8.hpp"
 #include "agent_session/session.hpp"
 #include "base/printable.hpp"
+#include "base/utf8.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -29,9 +29,9 @@ namespace agent_session::fuzz {
   std::abort();
 }
 
-#define FUZZ_CHECK(condition, detail)                                                           \
-  do {                                                                                          \
-    if (!(condition)) ::agent_session::fuzz::fail(__FILE__, __LINE__, #condition, (detail));     \
+#define FUZZ_CHECK(condition, detail)                                                        \
+  do {                                                                                       \
+    if (!(condition)) ::agent_session::fuzz::fail(__FILE__, __LINE__, #condition, (detail)); \
   } while (false)
 
 // True when `text` is valid UTF-8, by the library's one validator

@@ -9,11 +9,11 @@
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
 
+#include "base/utf8.hpp"
 #include "fast/fast_path.hpp"
 #include "fuzz_support.hpp"
 #include "spec/reference.hpp"
 #include "support/spec_units.hpp"
-#include "base/utf8.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -35,8 +35,8 @@ namespace {
 // Pieces whose UTF-8 bytes and UTF-16 code units differ (é: 2 bytes, 1
 // unit; 😀: 4 bytes, 2 units) or that the writer escapes (", \, control).
 std::string text(FuzzedDataProvider& in) {
-  static constexpr std::string_view kPieces[] = {"x", "\"", "\\", "\n", "\x01", "\xC3\xA9", "\xE4\xB8\xAD",
-                                                 "\xF0\x9F\x98\x80"};
+  static constexpr std::string_view kPieces[] = {"x",    "\"",       "\\",           "\n",
+                                                 "\x01", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80"};
   std::string out;
   const auto count = in.ConsumeIntegralInRange<std::size_t>(0, 40);  // past the estimator's 32-byte blocks
   for (std::size_t i = 0; i < count; ++i) out += kPieces[in.ConsumeIntegralInRange<std::size_t>(0, 7)];

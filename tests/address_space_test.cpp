@@ -106,8 +106,7 @@ TEST_F(AddressSpace, RunOutOfMemoryInAToolCallIsExitThreeAndRecordsNoResult) {
     test_support::BinaryOptions options;
     options.in_child = address_space_of(kib);
     const auto run = test_support::run_binary(
-        {"run", "--session", path("s.jsonl").string(), "--script", path("script.jsonl").string(), "go"}, dir_,
-        options);
+        {"run", "--session", path("s.jsonl").string(), "--script", path("script.jsonl").string(), "go"}, dir_, options);
     const std::string where = "ulimit -v " + std::to_string(kib);
     EXPECT_EQ(run.signal, 0) << where << ": " << run.err;
     EXPECT_TRUE(run.exit_code == 1 || run.exit_code == 3) << where << ": exit " << run.exit_code << ", " << run.err;

@@ -78,8 +78,8 @@ using AgentDir = test_support::SessionDirTest;
 // Append and recovery through an explicit session path.
 
 TEST_F(AgentDir, EveryRecordIsOnDiskBeforeTheNextStep) {
-  FakeClient model({calling({call("c1", "echo", {{"text", "one"}}), call("c2", "echo", {{"text", "two"}})}),
-                    answer("done")});
+  FakeClient model(
+      {calling({call("c1", "echo", {{"text", "one"}}), call("c2", "echo", {{"text", "two"}})}), answer("done")});
   // Without a budget the client receives the full record: the file must
   // already hold exactly that much at each request.
   model.on_request = [&](std::size_t) { EXPECT_EQ(on_disk(), model.requests.back().context); };
@@ -94,10 +94,9 @@ TEST_F(AgentDir, EveryRecordIsOnDiskBeforeTheNextStep) {
 
   // prompt, assistant on disk when c1 ran; plus c1's result when c2 ran.
   EXPECT_EQ(lines_when_tool_ran, (std::vector<std::size_t>{2, 3}));
-  const std::vector<Message> expected = {user("go"),
-                                         calling({call("c1", "echo", {{"text", "one"}}),
-                                                  call("c2", "echo", {{"text", "two"}})}),
-                                         result("one", "c1"), result("two", "c2"), answer("done")};
+  const std::vector<Message> expected = {
+      user("go"), calling({call("c1", "echo", {{"text", "one"}}), call("c2", "echo", {{"text", "two"}})}),
+      result("one", "c1"), result("two", "c2"), answer("done")};
   EXPECT_EQ(run.messages, expected);
   EXPECT_EQ(on_disk(), expected);
   EXPECT_EQ(read(session_), to_canonical_jsonl(expected));
@@ -163,8 +162,8 @@ TEST_F(AgentDir, AMultiToolUnitTravelsWholeWithItsResultsUnderATightBudget) {
   ASSERT_LT(estimate_context_chars(prompt), budget);
 
   FakeClient model({two_calls, answer("done")});
-  const AgentResult run = run_agent({.prompt = "go", .client = model, .tools = echo_tools(),
-                                     .session_path = session_, .context_max_chars = budget});
+  const AgentResult run = run_agent(
+      {.prompt = "go", .client = model, .tools = echo_tools(), .session_path = session_, .context_max_chars = budget});
 
   ASSERT_EQ(model.requests.size(), 2u);
   EXPECT_EQ(model.requests[0].context, prompt);
@@ -180,9 +179,8 @@ TEST_F(AgentDir, AMultiToolUnitTravelsWholeWithItsResultsUnderATightBudget) {
 
 TEST_F(AgentDir, ABudgetTooSmallReachesTheCallerBeforeTheFirstRequest) {
   FakeClient model({answer("never")});
-  const auto error = thrown<ContextError>([&] {
-    run_agent({.prompt = "go", .client = model, .session_path = session_, .context_max_chars = 1});
-  });
+  const auto error = thrown<ContextError>(
+      [&] { run_agent({.prompt = "go", .client = model, .session_path = session_, .context_max_chars = 1}); });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_STREQ(error.what(),
                "context budget cannot contain the smallest consistent message unit: the newest unit, message 0, "
@@ -196,8 +194,8 @@ TEST_F(AgentDir, ABudgetErrorMidRunAppendsNothingMore) {
   FakeClient model({big, answer("never")});
   // Holds the prompt, not the unit that the tool's long result makes.
   const auto error = thrown<ContextError>([&] {
-    run_agent({.prompt = "go", .client = model, .tools = echo_tools(), .session_path = session_,
-               .context_max_chars = 100});
+    run_agent(
+        {.prompt = "go", .client = model, .tools = echo_tools(), .session_path = session_, .context_max_chars = 100});
   });
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(model.requests.size(), 1u);
@@ -208,8 +206,11 @@ TEST_F(AgentDir, VerboseReportsCountStoredAgainstSent) {
   FakeClient model({calling({call("a", "echo", {{"text", std::string(50, 'y')}})}), answer("done")});
   write(session_, to_canonical_jsonl(std::vector<Message>{user(std::string(400, 'o')), answer("old")}));
   std::vector<RequestReport> reports;
-  const AgentResult run = run_agent({.prompt = "go", .client = model, .tools = echo_tools(),
-                                     .session_path = session_, .context_max_chars = 300,
+  const AgentResult run = run_agent({.prompt = "go",
+                                     .client = model,
+                                     .tools = echo_tools(),
+                                     .session_path = session_,
+                                     .context_max_chars = 300,
                                      .on_request = [&](const RequestReport& r) { reports.push_back(r); }});
   ASSERT_EQ(reports.size(), 2u);
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -288,8 +289,7 @@ TEST_F(AgentDir, OutOfMemoryInAToolIsThrownNotRecorded) {
   std::map<std::string, Tool> tools;
   tools["greedy"] = {"", [](const Json&) -> std::string { throw std::bad_alloc(); }};
   FakeClient model({calling({call("a", "greedy")}), answer("never")});
-  EXPECT_THROW(run_agent({.prompt = "go", .client = model, .tools = tools, .session_path = session_}),
-               std::bad_alloc);
+  EXPECT_THROW(run_agent({.prompt = "go", .client = model, .tools = tools, .session_path = session_}), std::bad_alloc);
   ASSERT_EQ(on_disk().size(), 2U) << "the prompt and the assistant, no result";
   EXPECT_EQ(on_disk().at(1), Message(calling({call("a", "greedy")})));
 }

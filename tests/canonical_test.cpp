@@ -44,7 +44,8 @@ TEST(AppendJsonString, EscapesEachAsciiByteAsJsonStringifyDoes) {
 
 TEST(AppendJsonString, KeepsValidUtf8RawAndRejectsTheRest) {
   EXPECT_EQ(literal(""), "\"\"");
-  EXPECT_EQ(literal("caf\xC3\xA9 \xE2\x80\xA8 \xF0\x9F\x98\x80 \xC2\x9B"), "\"caf\xC3\xA9 \xE2\x80\xA8 \xF0\x9F\x98\x80 \xC2\x9B\"");
+  EXPECT_EQ(literal("caf\xC3\xA9 \xE2\x80\xA8 \xF0\x9F\x98\x80 \xC2\x9B"),
+            "\"caf\xC3\xA9 \xE2\x80\xA8 \xF0\x9F\x98\x80 \xC2\x9B\"");
   for (const char* invalid : {"\xC3", "a\xFF", "\xED\xA0\x80", "\xC0\xAF", "\xF4\x90\x80\x80"}) {
     EXPECT_THROW(literal(invalid), SerializationError) << invalid;
   }
@@ -72,9 +73,8 @@ std::string value_text(const Json& value, int depth = 1) {
 TEST(AppendCanonicalValue, PrintsWithoutWhitespaceInJavaScriptsKeyOrder) {
   Json object = Json::object();
   for (const char* key : {"b", "10", "a", "2", "01"}) object[key] = Json::array({1.5, nullptr, true, "x"});
-  EXPECT_EQ(value_text(object),
-            R"({"2":[1.5,null,true,"x"],"10":[1.5,null,true,"x"],"b":[1.5,null,true,"x"],)"
-            R"("a":[1.5,null,true,"x"],"01":[1.5,null,true,"x"]})");
+  EXPECT_EQ(value_text(object), R"({"2":[1.5,null,true,"x"],"10":[1.5,null,true,"x"],"b":[1.5,null,true,"x"],)"
+                                R"("a":[1.5,null,true,"x"],"01":[1.5,null,true,"x"]})");
   EXPECT_EQ(value_text(Json(-0.0)), "0");
   EXPECT_EQ(value_text(Json(9007199254740993LL)), "9007199254740992");
   EXPECT_EQ(value_text(Json::object()), "{}");

@@ -114,7 +114,8 @@ TEST_F(CliFile, AFileNameFromOutsideNeverBreaksTheLineOrReachesTheTerminalRaw) {
 
 TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
   ASSERT_EQ(run({"append", file_.string()}, kUser + "\n").exit_code, cli::kOk);
-  const CliRun bad = run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n{\"role\":\"tool\"}\n");
+  const CliRun bad = run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })"
+                                                     "\n{\"role\":\"tool\"}\n");
   EXPECT_EQ(bad.exit_code, cli::kInvalid);
   EXPECT_NE(bad.err.find("invalid session record at line 2: "), std::string::npos) << bad.err;
   // The line is standard input's, not the file's, and the file is untouched.
@@ -122,7 +123,10 @@ TEST_F(CliFile, AppendValidatesEverythingBeforeWritingAnything) {
             std::string::npos)
       << bad.err;
   EXPECT_EQ(contents(), kUser + "\n");
-  ASSERT_EQ(run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })" "\n").exit_code, cli::kOk);
+  ASSERT_EQ(run({"append", file_.string()}, R"({ "role" : "user", "content" : "ok" })"
+                                            "\n")
+                .exit_code,
+            cli::kOk);
   EXPECT_EQ(contents(), kUser + "\n" + R"({"role":"user","content":"ok"})" + "\n");
   EXPECT_EQ(run({"check", file_.string()}).out, "2 messages\n");
 }

@@ -3,8 +3,8 @@
 // mid-read, FIFOs, growing and procfs files, locked files. Every case runs
 // through the tool and through each resolver forced (openat2 and the
 // component walk), so both stay covered whatever the kernel.
-#include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
+#include "cli/cli.hpp"
 #include "cli/run_command.hpp"
 
 #include "support/processes.hpp"
@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include <fcntl.h>
@@ -128,7 +128,7 @@ TEST_P(ConfinedRead, SymlinksThatStayBeneathTheRootAreFollowed) {
   fs::create_directories(root() / "sub" / "deep");
   write(root() / "sub" / "deep" / "d.txt", "deep\n");
   fs::create_symlink("in.txt", root() / "link");
-  fs::create_symlink("link", root() / "chain");                        // a link to a link
+  fs::create_symlink("link", root() / "chain");  // a link to a link
   fs::create_directory_symlink("sub/deep", root() / "deeplink");
   fs::create_symlink("../in.txt", root() / "sub" / "up");              // climbs, but not out
   fs::create_symlink("deep/../inner.txt", root() / "sub" / "around");  // `..` of a real directory
@@ -153,8 +153,8 @@ TEST_P(ConfinedRead, ALinkThatIsAbsoluteLoopsOrIsMagicIsRefused) {
   // /proc/self/fd/N and /proc/self/root are magic links: never followed.
   const int fd = ::open((dir_ / "secret.txt").c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  for (const std::string& path : {"fd/" + std::to_string(fd), std::string("root") + (dir_ / "secret.txt").string(),
-                                  std::string("cwd/x")}) {
+  for (const std::string& path :
+       {"fd/" + std::to_string(fd), std::string("root") + (dir_ / "secret.txt").string(), std::string("cwd/x")}) {
     const Outcome got = attempt_in("/proc/self", path);
     EXPECT_TRUE(got.refused) << path << " was read: " << excerpt(got.text);
   }
@@ -164,7 +164,9 @@ TEST_P(ConfinedRead, ALinkThatIsAbsoluteLoopsOrIsMagicIsRefused) {
 TEST_P(ConfinedRead, OnlyARegularFileOfAtMostTheCapInUtf8IsRead) {
   write(root() / "limit.txt", std::string(kCap, 'x'));
   write(root() / "big.txt", std::string(kCap + 1, 'x'));
-  write(root() / "binary.bin", std::string("\x7f" "ELF\xff\xfe", 6));
+  write(root() / "binary.bin", std::string("\x7f"
+                                           "ELF\xff\xfe",
+                                           6));
   EXPECT_EQ(read_ok("limit.txt").size(), kCap);
   EXPECT_PRED2(has, refusal("big.txt"), "big.txt is larger than 65536 bytes");
   EXPECT_PRED2(has, refusal("binary.bin"), "not UTF-8 text");
@@ -195,7 +197,7 @@ TEST_P(ConfinedRead, ASymlinkSwappedUnderARaceLoopNeverLeaksTheOutside) {
   std::string example;
   {
     const Swapper file(root() / "target", root() / "target.alt");  // a regular file, then a link outside
-    const Swapper dir(root() / "sub", root() / "sub.alt");           // a directory, then a link outside
+    const Swapper dir(root() / "sub", root() / "sub.alt");         // a directory, then a link outside
     for (int i = 0; i < 5000; ++i) {
       for (const char* path : {"target", "sub/inner.txt"}) {
         const Outcome got = attempt(path);
@@ -280,7 +282,9 @@ TEST_P(ConfinedRead, AProcfsFileOfSizeZeroIsCappedByTheBytesRead) {
   // A small one reads: the refusal is the size, not procfs.
   const Outcome small = attempt_in(sleeper.proc(), "cmdline");
   EXPECT_FALSE(small.refused) << small.text;
-  EXPECT_EQ(small.text, std::string("sleep\0" "60\0", 9));
+  EXPECT_EQ(small.text, std::string("sleep\0"
+                                    "60\0",
+                                    9));
 }
 
 TEST_P(ConfinedRead, AFileLockedByAnotherProcessIsReadWithoutWaiting) {

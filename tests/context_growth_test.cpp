@@ -192,17 +192,17 @@ TEST_P(ContextGrowth, EachRequestCostsWhatItReachesNotTheHistory) {
   // its declaring assistant looked up once; the fast path also measures
   // ahead of its walk, at most as many messages again plus its first block
   // of 16 (block_walk.cpp).
-  const auto over = std::find_if(requests.begin(), requests.end(),
-                                 [](const Request& r) { return r.work > 3 * r.reachable + 16; });
-  EXPECT_EQ(over, requests.end()) << "first at request " << over - requests.begin() + 1 << ", history "
-                                  << over->history << " messages: " << over->work << " steps for at most "
-                                  << over->reachable << " messages reached";
+  const auto over =
+      std::find_if(requests.begin(), requests.end(), [](const Request& r) { return r.work > 3 * r.reachable + 16; });
+  EXPECT_EQ(over, requests.end()) << "first at request " << over - requests.begin() + 1 << ", history " << over->history
+                                  << " messages: " << over->work << " steps for at most " << over->reachable
+                                  << " messages reached";
   // So flat: the last request, over ten times the history, costs what the
   // tenth did.
   const Request& tenth = requests[requests.size() / 10];
   const Request& last = requests.back();
-  EXPECT_LE(last.work, 2 * tenth.work + 16) << "history " << tenth.history << " messages: " << tenth.work
-                                            << " steps; " << last.history << " messages: " << last.work;
+  EXPECT_LE(last.work, 2 * tenth.work + 16) << "history " << tenth.history << " messages: " << tenth.work << " steps; "
+                                            << last.history << " messages: " << last.work;
   // Appending keeps the declarer index, one step per call and per result,
   // and the history's estimate, one message measured.
   EXPECT_LE(append_work, 3 * session.size()) << append_work << " steps to append " << session.size() << " messages";
@@ -224,8 +224,8 @@ TEST_P(ContextGrowth, ABudgetTheWholeHistoryFitsInCostsNothingPerRequest) {
     context_work += work() - before;
     ASSERT_EQ(sent.size(), session.size());
   }
-  EXPECT_LE(context_work, 16 * turns) << context_work << " steps for " << turns << " requests over "
-                                      << session.size() << " messages";
+  EXPECT_LE(context_work, 16 * turns) << context_work << " steps for " << turns << " requests over " << session.size()
+                                      << " messages";
   EXPECT_EQ(session.context(estimate_context_chars(session.messages())).size(), session.size())
       << "a budget of exactly the history keeps it all";
   EXPECT_LT(session.context(estimate_context_chars(session.messages()) - 1).size(), session.size())
@@ -264,8 +264,11 @@ TEST_P(ReportGrowth, EachRequestCostsWhatItAddsAndSendsNotTheHistory) {
   tools["echo"] = {"returns input.text", [](const Json& input) { return input.at("text").get<std::string>(); }};
   std::vector<std::uint64_t> work_at;  // when each report arrives
   std::vector<RequestReport> reports;
-  const AgentResult run = run_agent({.prompt = "go", .client = model, .tools = tools,
-                                     .context_max_chars = GetParam(), .max_turns = kTurns + 1,
+  const AgentResult run = run_agent({.prompt = "go",
+                                     .client = model,
+                                     .tools = tools,
+                                     .context_max_chars = GetParam(),
+                                     .max_turns = kTurns + 1,
                                      .on_request = [&](const RequestReport& report) {
                                        work_at.push_back(work());
                                        reports.push_back(report);

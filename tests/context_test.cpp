@@ -71,17 +71,19 @@ TEST(TrimContext, KeepsTheMultiToolUnitWhole) {
   EXPECT_EQ(error.kind(), ContextErrorKind::unit_exceeds_budget);
   EXPECT_EQ(error.message_index(), std::nullopt);
   // The spec's text, then what a person needs: which unit, its size, the budget.
-  EXPECT_EQ(std::string(error.what()), "context budget cannot contain the smallest consistent message unit: "
-                                       "the newest unit, messages 1-3, is " + std::to_string(unit) +
-                                           " characters; the budget is " + std::to_string(unit - 1));
+  EXPECT_EQ(std::string(error.what()),
+            "context budget cannot contain the smallest consistent message unit: "
+            "the newest unit, messages 1-3, is " +
+                std::to_string(unit) + " characters; the budget is " + std::to_string(unit - 1));
   EXPECT_EQ(error.unit(), (ContextUnit{1, 4, unit}));
   EXPECT_EQ(error.budget(), unit - 1);
   // A unit of one message says so.
   const std::vector<Message> one = {user("hi")};
   const ContextError single = thrown<ContextError>([&] { trim_context(one, 3); });
-  EXPECT_EQ(std::string(single.what()), "context budget cannot contain the smallest consistent message unit: "
-                                        "the newest unit, message 0, is " + std::to_string(chars(one[0])) +
-                                            " characters; the budget is 3");
+  EXPECT_EQ(std::string(single.what()),
+            "context budget cannot contain the smallest consistent message unit: "
+            "the newest unit, message 0, is " +
+                std::to_string(chars(one[0])) + " characters; the budget is 3");
 }
 
 TEST(ContextUnits, AreTheClosedUnitsTrimmingPacks) {
@@ -91,8 +93,8 @@ TEST(ContextUnits, AreTheClosedUnitsTrimmingPacks) {
   EXPECT_EQ(units, (std::vector<ContextUnit>{{0, 1, chars(kWalkthrough[0])}, {1, 4, unit}}));
   // Interleaved rounds close into one unit; an orphan and a pending
   // assistant are units of their own.
-  const std::vector<Message> interleaved = {assistant({"x"}), assistant({"y"}), result("x"), result("y"),
-                                            result("none"), assistant({"z"})};
+  const std::vector<Message> interleaved = {assistant({"x"}), assistant({"y"}), result("x"),
+                                            result("y"),      result("none"),   assistant({"z"})};
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   for (const ContextUnit& u : context_units(interleaved)) ranges.emplace_back(u.begin, u.end);
   EXPECT_EQ(ranges, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 4}, {4, 5}, {5, 6}}));
@@ -104,17 +106,18 @@ TEST(ContextUnits, AreTheClosedUnitsTrimmingPacks) {
 // returned view must not outlive the messages, so any temporary that owns
 // them is refused, whatever its container.
 template <class History>
-constexpr bool trimmable =
-    requires(History&& history) { trim_context(std::forward<History>(history), std::uint64_t{1}); };
+constexpr bool trimmable = requires(History&& history) {
+  trim_context(std::forward<History>(history), std::uint64_t{1});
+};
 
 TEST(TrimContext, RefusesEveryTemporaryThatOwnsItsMessages) {
   EXPECT_TRUE(trimmable<std::vector<Message>&>);
   EXPECT_TRUE(trimmable<const std::vector<Message>&>);
   EXPECT_TRUE(trimmable<std::span<const Message>>);  // borrowed: the caller owns the messages
   EXPECT_TRUE((trimmable<std::array<Message, 1>&>));
-  EXPECT_FALSE(trimmable<std::vector<Message>>);  // trim_context(load_session(path), n)
+  EXPECT_FALSE(trimmable<std::vector<Message>>);        // trim_context(load_session(path), n)
   EXPECT_FALSE(trimmable<const std::vector<Message>>);  // a function returning a const vector
-  EXPECT_FALSE(trimmable<std::pmr::vector<Message>>);  // an arena-allocated history
+  EXPECT_FALSE(trimmable<std::pmr::vector<Message>>);   // an arena-allocated history
   EXPECT_FALSE((trimmable<std::array<Message, 1>>));
 }
 
@@ -292,7 +295,8 @@ TEST(TrimContext, FarDeclaringAssistantsMatchTheRuleComputedNaively) {
     for (const std::uint64_t budget : {total, total / 2, total / 5, total / 20, std::uint64_t{60}}) {
       const std::size_t expected = naive_kept(history, budget);
       if (expected == 0) {
-        EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, budget); }).kind(), ContextErrorKind::unit_exceeds_budget);
+        EXPECT_EQ(thrown<ContextError>([&] { trim_context(history, budget); }).kind(),
+                  ContextErrorKind::unit_exceeds_budget);
       } else {
         EXPECT_EQ(history.size() - kept_from(history, budget), expected) << "round " << round << ", budget " << budget;
       }

@@ -113,7 +113,8 @@ struct Plan {
 };
 
 void plan_trims(Plan& plan, const fs::path& file, const std::vector<std::uint64_t>& chosen) {
-  for (const std::uint64_t budget : chosen) plan.jobs.push_back({"trim", "--max-chars", std::to_string(budget), file.string()});
+  for (const std::uint64_t budget : chosen)
+    plan.jobs.push_back({"trim", "--max-chars", std::to_string(budget), file.string()});
 }
 
 Plan generate(std::uint64_t seed, Workspace& space) {
@@ -130,7 +131,8 @@ Plan generate(std::uint64_t seed, Workspace& space) {
   }
   for (int f = 0; f < kInvalidFiles; ++f) {
     std::string bytes;
-    for (std::size_t n = writer.below(4); n > 0; --n) bytes += writer.message() + writer.line_end() + writer.empty_lines();
+    for (std::size_t n = writer.below(4); n > 0; --n)
+      bytes += writer.message() + writer.line_end() + writer.empty_lines();
     bytes += (writer.chance(0.5) ? writer.bad_json() : writer.bad_record()) + writer.line_end();
     for (std::size_t n = writer.below(3); n > 0; --n) {
       bytes += (writer.chance(0.5) ? writer.message() : writer.bad_record()) + writer.line_end();
@@ -191,9 +193,9 @@ TEST(Differential, RandomSessionsAgreeWithTheJavaScriptOracle) {
   // The generator really reaches every outcome (else this test proves little).
   EXPECT_GT(exits[0], plan.jobs.size() / 2);
   EXPECT_GT(exits[1], plan.invalid_files);
-  for (const char* error : {"invalid session JSON at line ", "invalid session record at line ",
-                            "context budget cannot contain the smallest consistent message unit",
-                            "context budget cannot be empty"}) {
+  for (const char* error :
+       {"invalid session JSON at line ", "invalid session record at line ",
+        "context budget cannot contain the smallest consistent message unit", "context budget cannot be empty"}) {
     EXPECT_TRUE(errors.count(error)) << error;
   }
   std::cout << plan.jobs.size() << " command lines: " << exits[0] << " exit 0, " << exits[1] << " exit 1, "

@@ -4,8 +4,8 @@
 // byte-exact message, in order, then at most one torn line. An agent turn
 // cut that way (an assistant whose tool results never reached the file)
 // still loads after repair and trims without orphaning a tool result.
-#include "agent_session/context.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 
@@ -38,8 +38,7 @@ std::vector<Message> batch_of(int b) {
   const std::size_t large = b % 3 == 2 ? (std::size_t{32} << (b % 5)) << 10 : 10;
   return {AssistantMessage{id, {ToolCall{id + "x", "t", Json::object()}, ToolCall{id + "y", "t", Json::object()}}},
           ToolResultMessage{id + ":" + std::string(large, 'x'), id + "x", false},
-          ToolResultMessage{id + ":" + std::string(large, 'y'), id + "y", false},
-          UserMessage{id + " done"}};
+          ToolResultMessage{id + ":" + std::string(large, 'y'), id + "y", false}, UserMessage{id + " done"}};
 }
 
 // The messages every batch 0, 1, 2, ... wrote, in order.
@@ -75,8 +74,8 @@ void expect_no_orphaned_result(std::span<const Message> history, std::span<const
 
 TEST_F(KilledWriter, MidBatchLeavesWholeMessagesInOrderAndATrimmableHistory) {
   const char* seed_text = std::getenv("AGENT_SESSION_CRASH_SEED");
-  const unsigned seed = seed_text != nullptr ? static_cast<unsigned>(std::strtoul(seed_text, nullptr, 10))
-                                             : std::random_device{}();
+  const unsigned seed =
+      seed_text != nullptr ? static_cast<unsigned>(std::strtoul(seed_text, nullptr, 10)) : std::random_device{}();
   std::cout << "crash seed (AGENT_SESSION_CRASH_SEED): " << seed << '\n';
   std::mt19937 random(seed);
   std::uniform_int_distribution<int> delay_us(0, 4000);

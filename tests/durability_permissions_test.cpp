@@ -6,17 +6,17 @@
 // child, in a directory that user owns; anyone else already is such a
 // user and runs them as itself. The fault library (tests/fault/) supplies
 // the failures permissions cannot.
-#include "agent_session/session.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/session.hpp"
 
 #include "support/run_binary.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -36,7 +36,8 @@ using test_support::BinaryOptions;
 using test_support::BinaryRun;
 
 constexpr uid_t kNobody = 65534;
-const std::string kUser = R"({"role":"user","content":"hi"})" "\n";
+const std::string kUser = R"({"role":"user","content":"hi"})"
+                          "\n";
 
 // Who the tests run as, so that mode bits apply: nobody under root, else
 // the user running them.
@@ -247,8 +248,8 @@ TEST_F(Permissions, ARetryAfterAFailedDirectorySyncSyncsTheDirectory) {
   fs::create_directory(counts_dir);
   ASSERT_TRUE(give_away(counts_dir));
   const fs::path counts = counts_dir / "counts";
-  const BinaryRun retry = as_nobody({"append", "--sync", session.string()}, kUser, 022,
-                                    with({{"FAULT_COUNTS", counts.string()}}));
+  const BinaryRun retry =
+      as_nobody({"append", "--sync", session.string()}, kUser, 022, with({{"FAULT_COUNTS", counts.string()}}));
   EXPECT_EQ(retry.exit_code, 0) << retry.err;
   EXPECT_EQ(read(session), kUser);
   std::istringstream lines(read(counts));

@@ -4,11 +4,11 @@
 // hints at `agent-session repair` only for one; a failed synced append's
 // pending-sync mark is rolled back, in its boot only. The faults themselves
 // (racing writers, SIGKILL, RLIMIT_FSIZE): durability_test.cpp.
-#include "agent_session/repair.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
-#include "library/pending_sync.hpp"
 #include "cli/cli.hpp"
+#include "library/pending_sync.hpp"
 
 #include "support/temp_dir.hpp"
 #include "support/writer_messages.hpp"
@@ -75,8 +75,14 @@ TEST_F(Durability, CommandsTakeSyncAndWriteTheSameBytes) {
   const fs::path demo = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "demo";
   for (const bool sync : {false, true}) {
     const std::string file = path(sync ? "synced.jsonl" : "plain.jsonl").string();
-    std::vector<std::string> run_args = {"run", "--session", file, "--script", (demo / "replies.jsonl").string(),
-                                         "--root", demo.string(), "What do the notes say?"};
+    std::vector<std::string> run_args = {"run",
+                                         "--session",
+                                         file,
+                                         "--script",
+                                         (demo / "replies.jsonl").string(),
+                                         "--root",
+                                         demo.string(),
+                                         "What do the notes say?"};
     std::vector<std::string> append_args = {"append", file};
     if (sync) {
       run_args.insert(run_args.begin() + 1, "--sync");
@@ -85,7 +91,8 @@ TEST_F(Durability, CommandsTakeSyncAndWriteTheSameBytes) {
     std::istringstream no_input;
     std::ostringstream out, err;
     ASSERT_EQ(cli::run(run_args, no_input, out, err), cli::kOk) << err.str();
-    std::istringstream line(R"({"role":"user","content":"thanks"})" "\n");
+    std::istringstream line(R"({"role":"user","content":"thanks"})"
+                            "\n");
     ASSERT_EQ(cli::run(append_args, line, out, err), cli::kOk) << err.str();
   }
   EXPECT_EQ(read(path("synced.jsonl")), read(path("plain.jsonl")));
@@ -136,7 +143,8 @@ TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCu
   }
   // After a reboot the batch may have been synced and acknowledged: only
   // the mark goes, as after a writer killed mid-batch.
-  const std::string stale = R"({"agentSessionPendingSync":{"boot":"00000000-0000-0000-0000-000000000000","rollbackTo":0})";
+  const std::string stale =
+      R"({"agentSessionPendingSync":{"boot":"00000000-0000-0000-0000-000000000000","rollbackTo":0})";
   write(file, kept + batch + stale);
   append_session(file, UserMessage{"c"});
   EXPECT_EQ(read(file), kept + batch + next);
@@ -172,7 +180,7 @@ TEST_F(Durability, NothingButAMarkOverItsOwnBatchIsEverCutBack) {
   EXPECT_EQ(read(file), one + two + look_alike + "\n" + next);
   // This boot's marks that name no batch of ours: the mark alone goes.
   for (const std::string& bad : {
-           internal::pending_sync_mark(10),                          // inside a line
+           internal::pending_sync_mark(10),                           // inside a line
            internal::pending_sync_mark(one.size() + two.size() + 1),  // past the mark
            mark_prefix + "rollbackTo\":0} ",                          // not exactly a mark
        }) {

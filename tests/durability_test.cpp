@@ -2,8 +2,8 @@
 // not mocks: real processes and threads racing on one file, real SIGKILLs
 // mid-write, a real RLIMIT_FSIZE cutting a write short. The rules that take
 // no fault to see (mode, sync policy, torn lines): durability_rules_test.cpp.
-#include "agent_session/repair.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 
 #include "support/temp_dir.hpp"
@@ -192,8 +192,8 @@ void expect_whole_prefix(const std::vector<Message>& messages, std::size_t expec
 
 TEST_F(Durability, KilledWriterLeavesAFileThatLoadsOrIsRepairedKeepingEveryCompleteMessage) {
   const char* seed_text = std::getenv("AGENT_SESSION_CRASH_SEED");
-  const unsigned seed = seed_text != nullptr ? static_cast<unsigned>(std::strtoul(seed_text, nullptr, 10))
-                                             : std::random_device{}();
+  const unsigned seed =
+      seed_text != nullptr ? static_cast<unsigned>(std::strtoul(seed_text, nullptr, 10)) : std::random_device{}();
   std::cout << "crash seed (AGENT_SESSION_CRASH_SEED): " << seed << '\n';
   std::mt19937 random(seed);
   std::uniform_int_distribution<int> delay_us(0, 3000);
@@ -285,11 +285,11 @@ TEST_F(Durability, WriteCutShortByTheFileSizeLimitIsRolledBack) {
   // One message crossing the limit: the kernel writes up to it, then the
   // next write fails.
   const Message big = UserMessage{std::string(5000, 'x')};
-  EXPECT_EQ(with_file_size_limit(limit, [&] { return append_expecting_efbig(file, std::span(&big, 1)); }),
-            kThrewEfbig);
+  EXPECT_EQ(with_file_size_limit(limit, [&] { return append_expecting_efbig(file, std::span(&big, 1)); }), kThrewEfbig);
   EXPECT_EQ(read(file), before);
   // A batch whose first lines fit and whose last crosses: all or nothing.
-  const std::vector<Message> batch = {UserMessage{"fits"}, UserMessage{"fits too"}, UserMessage{std::string(5000, 'y')}};
+  const std::vector<Message> batch = {UserMessage{"fits"}, UserMessage{"fits too"},
+                                      UserMessage{std::string(5000, 'y')}};
   EXPECT_EQ(with_file_size_limit(limit, [&] { return append_expecting_efbig(file, batch); }), kThrewEfbig);
   EXPECT_EQ(read(file), before);
   // The limit really is the cause: without it the same append succeeds.

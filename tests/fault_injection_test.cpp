@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-
 namespace agent_session {
 namespace {
 
@@ -103,9 +102,12 @@ struct Scenario {
   bool repair = false;
 };
 
-const std::string kA = R"({"role":"user","content":"a"})" "\n";
-const std::string kB = R"({"role":"assistant","content":"b","toolCalls":[{"id":"c1","name":"t","input":{}}]})" "\n";
-const std::string kC = R"({"role":"tool","content":"c","toolCallId":"c1","isError":false})" "\n";
+const std::string kA = R"({"role":"user","content":"a"})"
+                       "\n";
+const std::string kB = R"({"role":"assistant","content":"b","toolCalls":[{"id":"c1","name":"t","input":{}}]})"
+                       "\n";
+const std::string kC = R"({"role":"tool","content":"c","toolCallId":"c1","isError":false})"
+                       "\n";
 const std::string kTorn = R"({"role":"user","cont)";
 
 std::vector<Scenario> scenarios() {
@@ -117,7 +119,11 @@ std::vector<Scenario> scenarios() {
       {"append a batch --sync", {"append", "--sync", "{}"}, kA, kB + kC, kA + kB + kC},
       {"append to a new file", {"append", "{}"}, std::nullopt, kA + kB, kA + kB},
       {"append to a new file --sync", {"append", "--sync", "{}"}, std::nullopt, kA + kB, kA + kB},
-      {"append after a valid unterminated line", {"append", "{}"}, valid_unterminated, kC, valid_unterminated + "\n" + kC},
+      {"append after a valid unterminated line",
+       {"append", "{}"},
+       valid_unterminated,
+       kC,
+       valid_unterminated + "\n" + kC},
       {"repair --apply", {"repair", "--apply", "{}"}, kA + kB + kTorn, "", kA + kB, true},
   };
 }
@@ -162,7 +168,8 @@ TEST_F(FaultInjection, EveryFailingCallLeavesTheSessionAsBeforeOrAsReported) {
         for (long nth = 1; nth <= count; ++nth) {
           for (const bool partial : {false, true}) {
             if (partial && call != "write") continue;
-            const std::string where = scenario.name + ", " + call + " #" + std::to_string(nth) + (partial ? " (half written)" : "");
+            const std::string where =
+                scenario.name + ", " + call + " #" + std::to_string(nth) + (partial ? " (half written)" : "");
             set_session(scenario.before);
             Env env = base;
             env["FAULT_CALL"] = call;
@@ -204,8 +211,8 @@ TEST_F(FaultInjection, EveryFailingCallLeavesTheSessionAsBeforeOrAsReported) {
   std::cout << '\n';
   RecordProperty("injection_points", static_cast<int>(points));
   // Every kind of call the issue names was failed somewhere.
-  for (const char* call : {"open", "flock", "fstat", "fchmod", "read", "pread", "write", "fdatasync", "fsync",
-                           "ftruncate"}) {
+  for (const char* call :
+       {"open", "flock", "fstat", "fchmod", "read", "pread", "write", "fdatasync", "fsync", "ftruncate"}) {
     EXPECT_GT(points_per_call[call], 0) << call << " was never failed";
   }
   // New files get their names by linkat (O_TMPFILE), or by rename where
@@ -248,10 +255,11 @@ TEST_F(FaultInjection, AFailedSyncThenARetryLeavesEachMessageOnceEvenWhenItsRoll
     std::optional<std::string> before;
     std::string call;
   };
-  const std::vector<Case> cases = {{"fdatasync", kA, "fdatasync"},
-                                   {"fdatasync of a new file", std::nullopt, "fdatasync"},
-                                   {"fdatasync after a valid unterminated line", kA + kB.substr(0, kB.size() - 1), "fdatasync"},
-                                   {"directory fsync of a new file", std::nullopt, "fsync"}};
+  const std::vector<Case> cases = {
+      {"fdatasync", kA, "fdatasync"},
+      {"fdatasync of a new file", std::nullopt, "fdatasync"},
+      {"fdatasync after a valid unterminated line", kA + kB.substr(0, kB.size() - 1), "fdatasync"},
+      {"directory fsync of a new file", std::nullopt, "fsync"}};
   const std::vector<std::string> append = with_session({"append", "--sync", "{}"}, session_);
   const std::vector<std::string> repair = with_session({"repair", "--apply", "{}"}, session_);
   for (const Case& c : cases) {
@@ -312,23 +320,27 @@ TEST_F(FaultInjection, ALoadSkipsTheLockOnlyWhereTheFilesystemHasNone) {
   set_session(kA + kB + kC);
   const std::vector<std::string> check = with_session({"check", "{}"}, session_);
   for (const int unsupported : {ENOLCK, EOPNOTSUPP, ENOSYS, EINVAL}) {
-    const Outcome run = cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(unsupported)}});
+    const Outcome run =
+        cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(unsupported)}});
     EXPECT_EQ(run.exit_code, 0) << std::strerror(unsupported) << ": " << run.err;
     EXPECT_EQ(run.out, "3 messages\n") << std::strerror(unsupported);
   }
   for (const int failure : {EIO, ENOMEM, EBADF}) {
-    const Outcome run = cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(failure)}});
+    const Outcome run =
+        cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(failure)}});
     expect_one_line_naming(run, std::strerror(failure), std::strerror(failure));
     EXPECT_EQ(run.out, "");
   }
   // An interrupted flock is retried, not reported.
-  const Outcome interrupted = cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(EINTR)}});
+  const Outcome interrupted =
+      cli(check, "", {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(EINTR)}});
   EXPECT_EQ(interrupted.exit_code, 0) << interrupted.err;
   // A writer never writes unlocked, whatever flock's reason.
   const std::string before = read(session_);
   for (const int unsupported : {ENOLCK, EOPNOTSUPP}) {
-    const Outcome run = cli(with_session({"append", "{}"}, session_), kA,
-                            {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(unsupported)}});
+    const Outcome run =
+        cli(with_session({"append", "{}"}, session_), kA,
+            {{"FAULT_CALL", "flock"}, {"FAULT_NTH", "1"}, {"FAULT_ERRNO", std::to_string(unsupported)}});
     expect_one_line_naming(run, std::strerror(unsupported), "append");
     EXPECT_EQ(read(session_), before);
   }

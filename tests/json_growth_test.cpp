@@ -46,7 +46,7 @@ constexpr std::uint64_t kMaxGrowth = 30;
 struct KeyShape {
   const char* name;
   std::function<std::string(std::size_t n, std::size_t i)> key;  // the i-th key of n
-  std::function<std::size_t(std::size_t n)> members;              // the members JavaScript keeps
+  std::function<std::size_t(std::size_t n)> members;             // the members JavaScript keeps
 };
 
 std::string k(std::size_t i) { return "k" + std::to_string(i); }
@@ -136,20 +136,20 @@ std::vector<Loader> loaders() {
 
 std::vector<Way> ways() {
   std::vector<Way> all = {
-      {"parse_json_line",
-       [](const std::string& text, std::size_t members) {
-         auto parsed = parse_json_line(text);
-         ASSERT_TRUE(std::holds_alternative<Json>(parsed)) << std::get<std::string>(parsed);
-         EXPECT_EQ(std::get<Json>(parsed).size(), members);
-       }},
+    {"parse_json_line",
+     [](const std::string& text, std::size_t members) {
+       auto parsed = parse_json_line(text);
+       ASSERT_TRUE(std::holds_alternative<Json>(parsed)) << std::get<std::string>(parsed);
+       EXPECT_EQ(std::get<Json>(parsed).size(), members);
+     }},
 #if AGENT_SESSION_FAST
-      {"SimdLineParser::json",
-       [](const std::string& text, std::size_t members) {
-         fast::SimdLineParser parser;
-         auto value = parser.json(text, 0);
-         ASSERT_TRUE(value.has_value());
-         EXPECT_EQ(value->size(), members);
-       }},
+    {"SimdLineParser::json",
+     [](const std::string& text, std::size_t members) {
+       fast::SimdLineParser parser;
+       auto value = parser.json(text, 0);
+       ASSERT_TRUE(value.has_value());
+       EXPECT_EQ(value->size(), members);
+     }},
 #endif
   };
   for (const Loader& loader : loaders()) {
@@ -228,7 +228,8 @@ const std::vector<SizeShape>& size_shapes() {
       {"long_string", [](std::size_t n) { return '"' + std::string(100 * n, 'x') + '"'; }},
       {"long_escaped_string", [](std::size_t n) { return repeated(R"(\u00e9\n\ud83d\ude00)", 5 * n, "\"", "\""); }},
       {"long_number", [](std::size_t n) { return "0." + std::string(100 * n, '7'); }},
-      {"long_integer_scaled_down", [](std::size_t n) { return "1" + std::string(100 * n, '0') + "e-" + std::to_string(100 * n); }},
+      {"long_integer_scaled_down",
+       [](std::size_t n) { return "1" + std::string(100 * n, '0') + "e-" + std::to_string(100 * n); }},
       {"many_small_arrays", [](std::size_t n) { return repeated("[]", 30 * n); }},
       {"many_small_objects", [](std::size_t n) { return repeated(R"({"a":1,"a":2})", 8 * n); }},
       {"deep_nesting", [](std::size_t n) { return repeated(chain, n / 10); }},

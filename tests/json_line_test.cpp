@@ -7,8 +7,8 @@
 
 #include "agent_session/session.hpp"
 #include "base/printable.hpp"
-#include "support/history_generator.hpp"
 #include "spec/js_object.hpp"
+#include "support/history_generator.hpp"
 #include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
@@ -41,7 +41,8 @@ TEST(JsonLineErrorTest, SyntaxErrorsSayTheByteAndNlohmannsReasonWithoutItsLocati
   EXPECT_EQ(error_of("[1,]"), "byte 4: " + kValue + "unexpected ']'; expected '[', '{', or a literal");
   EXPECT_EQ(error_of("{} {}"), "byte 4: " + kValue + "unexpected '{'; expected end of input");
   EXPECT_EQ(error_of("1."), "byte 3: " + kValue + "invalid number; expected digit after '.'; last read: '1.'");
-  EXPECT_EQ(error_of(R"("\x")"), "byte 3: " + kValue + "invalid string: forbidden character after backslash; last read: '\"\\x'");
+  EXPECT_EQ(error_of(R"("\x")"),
+            "byte 3: " + kValue + "invalid string: forbidden character after backslash; last read: '\"\\x'");
 }
 
 TEST(JsonLineErrorTest, StricterThanJavaScriptErrorsSayWhy) {  // SPEC §2.1
@@ -50,7 +51,8 @@ TEST(JsonLineErrorTest, StricterThanJavaScriptErrorsSayWhy) {  // SPEC §2.1
                                          "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF; "
                                          "last read: '\"\\ud800\"'");
   EXPECT_EQ(error_of(R"("\udc00x")"),
-            "byte 7: " + kValue + "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF; last read: '\"\\udc00'");
+            "byte 7: " + kValue +
+                "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF; last read: '\"\\udc00'");
   // nlohmann words these without a location: nothing to cut but its id.
   EXPECT_EQ(error_of("1e400"), "byte 5: number overflow parsing '1e400'");
   EXPECT_EQ(error_of(R"({"a":[-1e400]})"), "byte 12: number overflow parsing '-1e400'");
@@ -94,19 +96,21 @@ TEST(JsonLineErrorTest, TheExcerptKeepsPrintableTextAndEscapesTheRest) {
                                         "invalid string: control character U+0009 (HT) must be escaped to \\u0009 or "
                                         "\\t; last read: '\"a b<U+0009>'");
   EXPECT_EQ(error_of("\"\x7f~\x1f\""), "byte 4: " + kValue +
-                                            "invalid string: control character U+001F (US) must be escaped to \\u001F; "
-                                            "last read: '\"\\x7f~<U+001F>'");
+                                           "invalid string: control character U+001F (US) must be escaped to \\u001F; "
+                                           "last read: '\"\\x7f~<U+001F>'");
   EXPECT_EQ(error_of("\"\xc3\xa9\x01\""), "byte 4: " + kValue +
-                                               "invalid string: control character U+0001 (SOH) must be escaped to "
-                                               "\\u0001; last read: '\"\xc3\xa9<U+0001>'");
+                                              "invalid string: control character U+0001 (SOH) must be escaped to "
+                                              "\\u0001; last read: '\"\xc3\xa9<U+0001>'");
   // What a terminal must not see raw is escaped even as valid UTF-8 (as
   // repair's excerpts and conform's output escape it): C1 controls (U+009B
   // starts an escape sequence), bidi controls (U+202E reverses what
   // follows), line separators, and DEL after a non-ASCII character.
-  EXPECT_EQ(error_of("\"\xe2\x80\xae\xc2\x9b" "31m\xe2\x80\xa8\xd8\x9c\xe2\x81\xa6\xc3\xa9\x7f\x01\""),
+  EXPECT_EQ(error_of("\"\xe2\x80\xae\xc2\x9b"
+                     "31m\xe2\x80\xa8\xd8\x9c\xe2\x81\xa6\xc3\xa9\x7f\x01\""),
             "byte 21: " + kValue +
                 "invalid string: control character U+0001 (SOH) must be escaped to \\u0001; last read: "
-                "'\"\\xe2\\x80\\xae\\xc2\\x9b" "31m\\xe2\\x80\\xa8\\xd8\\x9c\\xe2\\x81\\xa6\xc3\xa9\\x7f<U+0001>'");
+                "'\"\\xe2\\x80\\xae\\xc2\\x9b"
+                "31m\\xe2\\x80\\xa8\\xd8\\x9c\\xe2\\x81\\xa6\xc3\xa9\\x7f<U+0001>'");
   // A sequence cut short is not valid UTF-8: its bytes are escaped.
   EXPECT_EQ(error_of("\"\xe2\x82\""),
             "byte 4: " + kValue + "invalid string: ill-formed UTF-8 byte; last read: '\"\\xe2\\x82\"'");
@@ -129,11 +133,13 @@ std::string escaped(const std::string& bytes) {
 }
 
 TEST(JsonLineErrorTest, TheExcerptEscapesExactlyTheCodePointsATerminalMustNotSeeRaw) {
-  for (const char32_t hidden : {0x80, 0x9B, 0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202E, 0x2066, 0x2069}) {
+  for (const char32_t hidden :
+       {0x80, 0x9B, 0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202E, 0x2066, 0x2069}) {
     SCOPED_TRACE(static_cast<unsigned>(hidden));
     EXPECT_EQ(printable_excerpt("a" + utf8(hidden) + "b", 200), "a" + escaped(utf8(hidden)) + "b");
   }
-  for (const char32_t shown : {0xA0, 0xE9, 0x061B, 0x061D, 0x200D, 0x2010, 0x2027, 0x202F, 0x2065, 0x206A, 0x4E2D, 0x1F600, 0x10FFFF}) {
+  for (const char32_t shown :
+       {0xA0, 0xE9, 0x061B, 0x061D, 0x200D, 0x2010, 0x2027, 0x202F, 0x2065, 0x206A, 0x4E2D, 0x1F600, 0x10FFFF}) {
     SCOPED_TRACE(static_cast<unsigned>(shown));
     EXPECT_EQ(printable_excerpt("a" + utf8(shown) + "b", 200), "a" + utf8(shown) + "b");
   }
@@ -169,9 +175,12 @@ TEST(JsonLineErrorTest, ALoadSaysTheLineThenTheDetail) {
 Json javascript_object(const std::vector<std::pair<std::string, double>>& members) {
   std::vector<std::pair<std::string, double>> kept;
   for (const auto& member : members) {
-    const auto same = std::find_if(kept.begin(), kept.end(), [&](const auto& other) { return other.first == member.first; });
-    if (same == kept.end()) kept.push_back(member);
-    else same->second = member.second;
+    const auto same =
+        std::find_if(kept.begin(), kept.end(), [&](const auto& other) { return other.first == member.first; });
+    if (same == kept.end())
+      kept.push_back(member);
+    else
+      same->second = member.second;
   }
   std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
     const bool a_index = is_array_index(a.first), b_index = is_array_index(b.first);
@@ -189,11 +198,14 @@ TEST(JsonLineTest, ObjectsOfManyMembersMergeAndOrderAsJavaScriptDoes) {
     for (std::size_t i = 0; i < count; ++i) {
       // Repeated keys, index keys (repeated too) and keys that only look like indexes.
       const std::size_t r = i * 7 % 23;
-      const std::string key = r < 12 ? "k" + std::to_string(r % 9) : r < 20 ? std::to_string(r * 5 % 11) : "0" + std::to_string(r);
+      const std::string key = r < 12   ? "k" + std::to_string(r % 9)
+                              : r < 20 ? std::to_string(r * 5 % 11)
+                                       : "0" + std::to_string(r);
       members.emplace_back(key, static_cast<double>(i));
     }
     std::string text = "{";
-    for (const auto& [key, value] : members) text += (text.size() > 1 ? ",\"" : "\"") + key + "\":" + std::to_string(static_cast<int>(value));
+    for (const auto& [key, value] : members)
+      text += (text.size() > 1 ? ",\"" : "\"") + key + "\":" + std::to_string(static_cast<int>(value));
     text += "}";
     SCOPED_TRACE(text);
     const std::string expected = javascript_object(members).dump();

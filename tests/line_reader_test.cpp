@@ -52,7 +52,8 @@ std::vector<Seen> lines_of(LineReader::ReadSome read_some, std::size_t read_ahea
     // Every byte promised readable past the line is read (a sanitizer
     // build catches a promise the buffer does not keep).
     unsigned sum = 0;
-    for (std::size_t i = 0; i < line->readable_after; ++i) sum += static_cast<unsigned char>(line->text.data()[line->text.size() + i]);
+    for (std::size_t i = 0; i < line->readable_after; ++i)
+      sum += static_cast<unsigned char>(line->text.data()[line->text.size() + i]);
     static_cast<void>(sum);
     EXPECT_GE(line->readable_after, read_ahead) << "line " << line->number;
     lines.push_back({std::string(line->text), line->number, line->terminated});
@@ -65,8 +66,9 @@ std::vector<Seen> lines_of(const std::string& input) {
 }
 
 TEST(LineReader, NumbersLinesPhysicallyCountingEmptyOnes) {
-  EXPECT_EQ(lines_of("a\n\nb\n\n\nc\n"),
-            (std::vector<Seen>{{"a", 1, true}, {"", 2, true}, {"b", 3, true}, {"", 4, true}, {"", 5, true}, {"c", 6, true}}));
+  EXPECT_EQ(
+      lines_of("a\n\nb\n\n\nc\n"),
+      (std::vector<Seen>{{"a", 1, true}, {"", 2, true}, {"b", 3, true}, {"", 4, true}, {"", 5, true}, {"c", 6, true}}));
 }
 
 TEST(LineReader, NothingFollowsTheLastNewlineButTheEnd) {
@@ -90,9 +92,10 @@ TEST(LineReader, LinesAcrossPiecesAreWhole) {
   for (const std::size_t read_ahead : {0u, 1u, 64u}) {
     SCOPED_TRACE(read_ahead);
     EXPECT_EQ(lines_of(pieces_of(input, [](std::size_t) { return 1; }), read_ahead), whole) << "1 byte at a time";
-    EXPECT_EQ(lines_of(pieces_of(input, [&](std::size_t size) { return 1 + random() % std::min<std::size_t>(size, 5000); }),
-                       read_ahead),
-              whole)
+    EXPECT_EQ(
+        lines_of(pieces_of(input, [&](std::size_t size) { return 1 + random() % std::min<std::size_t>(size, 5000); }),
+                 read_ahead),
+        whole)
         << "random sizes";
   }
 }

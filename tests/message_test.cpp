@@ -36,7 +36,8 @@ TEST(ParseSessionMessage, UnknownRolesAreNotMessages) {
 }
 
 TEST(ParseSessionMessage, AssistantNeedsWellFormedToolCalls) {
-  const auto message = parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":null,"x":1}]})");
+  const auto message =
+      parse(R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":null,"x":1}]})");
   ASSERT_TRUE(message);
   const auto& assistant = std::get<AssistantMessage>(*message);
   ASSERT_EQ(assistant.tool_calls.size(), 1u);

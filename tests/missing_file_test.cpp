@@ -4,8 +4,8 @@
 // file removed in between read as an empty session, exit 0. The fault
 // library makes the open itself fail with ENOENT while the file exists,
 // which is that race, every time.
-#include "support/run_binary.hpp"
 #include "spec/load.hpp"
+#include "support/run_binary.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -39,9 +39,9 @@ class MissingFile : public test_support::TempDirTest {
 
 TEST_F(MissingFile, AFileGoneWhenItIsOpenedIsExitThreeForEveryCommandThatReadsOne) {
   const std::string file = (path("watched") / "s.jsonl").string();
-  const std::vector<std::vector<std::string>> commands = {
-      {"check", file}, {"estimate", file}, {"canon", file}, {"trim", "--max-chars", "100", file},
-      {"units", file}, {"stats", file}};
+  const std::vector<std::vector<std::string>> commands = {{"check", file}, {"estimate", file},
+                                                          {"canon", file}, {"trim", "--max-chars", "100", file},
+                                                          {"units", file}, {"stats", file}};
   for (const auto& args : commands) {
     const auto run = run_with_the_file_gone(args);
     EXPECT_EQ(run.signal, 0) << args[0];
@@ -54,12 +54,11 @@ TEST_F(MissingFile, AFileGoneWhenItIsOpenedIsExitThreeForEveryCommandThatReadsOn
 
 TEST_F(MissingFile, AScriptGoneWhenItIsOpenedIsAnErrorNotAnEmptyScript) {
   const std::string script = (path("watched") / "s.jsonl").string();
-  const auto run = run_with_the_file_gone(
-      {"run", "--session", path("session.jsonl").string(), "--script", script, "hello"});
+  const auto run =
+      run_with_the_file_gone({"run", "--session", path("session.jsonl").string(), "--script", script, "hello"});
   EXPECT_EQ(run.signal, 0);
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
-  EXPECT_NE(run.err.find("cannot read script " + script + ": No such file or directory"), std::string::npos)
-      << run.err;
+  EXPECT_NE(run.err.find("cannot read script " + script + ": No such file or directory"), std::string::npos) << run.err;
 }
 
 }  // namespace

@@ -14,11 +14,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <new>
-#include <cstdint>
-#include <cstdio>
 #include <sstream>
 
 #include <sys/wait.h>
@@ -97,8 +97,10 @@ std::string every_shape() {
   return "{\"role\":\"user\",\"content\":\"caf\u00e9 \\ud83d\\ude80\",\"extra\":[[],[[]],{\"x\":null}]}\n"
          "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"input\":" +
          many_keys +
-         "},{\"id\":\"c2\",\"name\":\"ls\",\"input\":[1e20,-0,0.1,{\"2\":1,\"1\":2,\"a\":3,\"a\":4,\"c\":[[1],{\"d\":[]}],\"c\":1}]}]}\n"
-         "{\"role\":\"tool\",\"content\":\"" + std::string(300, 'y') +
+         "},{\"id\":\"c2\",\"name\":\"ls\",\"input\":[1e20,-0,0.1,{\"2\":1,\"1\":2,\"a\":3,\"a\":4,\"c\":[[1],{\"d\":[]"
+         "}],\"c\":1}]}]}\n"
+         "{\"role\":\"tool\",\"content\":\"" +
+         std::string(300, 'y') +
          "\",\"toolCallId\":\"c1\",\"isError\":false,\"toolCallId\":\"c2\"}\n"
          "{\"role\":\"tool\",\"content\":\"ok\",\"toolCallId\":\"c1\",\"isError\":true}\n"
          // A number only the reference parser reads (past 64 bits): the
@@ -151,14 +153,15 @@ int run_failing(std::uint64_t n, const std::vector<std::string>& args, const std
       ::_exit(0);
     }
     if (code == expected_code && out_text.text() == expected_out) ::_exit(reached ? 0 : 2);
-    std::fprintf(stderr, "allocation %llu: exit %d, stdout %zu bytes, stderr: %s\n",
-                 static_cast<unsigned long long>(n), code, out_text.text().size(), err_text.text().c_str());
+    std::fprintf(stderr, "allocation %llu: exit %d, stdout %zu bytes, stderr: %s\n", static_cast<unsigned long long>(n),
+                 code, out_text.text().size(), err_text.text().c_str());
     ::_exit(1);
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
   if (WIFSIGNALED(status)) {
-    std::fprintf(stderr, "allocation %llu: killed by signal %d\n", static_cast<unsigned long long>(n), WTERMSIG(status));
+    std::fprintf(stderr, "allocation %llu: killed by signal %d\n", static_cast<unsigned long long>(n),
+                 WTERMSIG(status));
     return 1;
   }
   return WEXITSTATUS(status);

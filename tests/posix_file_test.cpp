@@ -2,8 +2,8 @@
 // SPEC.md §8): never through a symbolic link, only a regular file, mode
 // 0600 whatever the umask, and a file-size limit is an error that is
 // rolled back, not a signal that tears a line.
-#include "agent_session/repair.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
 
 #include "support/run_binary.hpp"
@@ -27,7 +27,8 @@ using test_support::BinaryOptions;
 using test_support::BinaryRun;
 using test_support::run_binary;
 
-const std::string kUser = R"({"role":"user","content":"hi"})" "\n";
+const std::string kUser = R"({"role":"user","content":"hi"})"
+                          "\n";
 const std::string kTorn = R"({"role":"user","cont)";
 
 using WriterFile = test_support::TempDirTest;
@@ -110,7 +111,8 @@ TEST_F(WriterFile, RunAndRepairRefuseWhatAWriterRefusesBeforeReadingIt) {
   }
   EXPECT_EQ(read(path("target.jsonl")), kUser);
   // The session is written, so standard input cannot be it.
-  const BinaryRun dash = run_binary({"run", "--session", "-", "--script", demo + "/replies.jsonl", "hi"}, dir_, options);
+  const BinaryRun dash =
+      run_binary({"run", "--session", "-", "--script", demo + "/replies.jsonl", "hi"}, dir_, options);
   EXPECT_EQ(dash.exit_code, 2) << dash.err;
   EXPECT_FALSE(fs::exists(dir_ / "-"));
 }
@@ -161,12 +163,16 @@ TEST_F(WriterFile, AFileSizeLimitIsAnErrorThatRollsBackNotASignal) {
 TEST_F(WriterFile, AFileSizeLimitDuringRunRecordsOnlyWholeMessages) {
   const fs::path session = path("run.jsonl");
   const fs::path script = path("replies.jsonl");
-  write(script, R"({"role":"assistant","content":")" + std::string(3000, 'a') + R"(","toolCalls":[]})" "\n");
-  const BinaryRun run = with_file_size_limit(
-      {"run", "--session", session.string(), "--script", script.string(), "hello"}, dir_, 1000);
+  write(script, R"({"role":"assistant","content":")" + std::string(3000, 'a') +
+                    R"(","toolCalls":[]})"
+                    "\n");
+  const BinaryRun run =
+      with_file_size_limit({"run", "--session", session.string(), "--script", script.string(), "hello"}, dir_, 1000);
   EXPECT_EQ(run.signal, 0) << "killed by SIGXFSZ";
   EXPECT_EQ(run.exit_code, 3) << run.err;
-  EXPECT_EQ(read(session), R"({"role":"user","content":"hello"})" "\n") << "the prompt, whole; no torn reply";
+  EXPECT_EQ(read(session), R"({"role":"user","content":"hello"})"
+                           "\n")
+      << "the prompt, whole; no torn reply";
 }
 
 TEST_F(WriterFile, AFileSizeLimitDuringRepairLeavesNoPartialBackup) {

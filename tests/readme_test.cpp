@@ -75,7 +75,8 @@ TEST(Readme, TheClosingAnswerLoadsAfterTheBlockAsAnAssistantWithoutToolCalls) {
 // The versions the READMEs show are the ones the commands print.
 TEST(Readme, TheVersionExamplesAreWhatTheCommandsPrint) {
   const std::string conformance = readme("corpus/conformance/README.md");
-  const std::string shown = block_after(conformance, "`conform --version` prints both versions, without running anything:");
+  const std::string shown =
+      block_after(conformance, "`conform --version` prints both versions, without running anything:");
   ASSERT_FALSE(shown.empty()) << "no --version example in corpus/conformance/README.md";
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(AGENT_SESSION_SOURCE_DIR);  // as the README runs it: from the root
@@ -84,8 +85,9 @@ TEST(Readme, TheVersionExamplesAreWhatTheCommandsPrint) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(shown, run.out);
   const std::string version = test_support::run_cli({"--version"}).out;
-  EXPECT_NE(readme().find("agent-session --version                   # \"" + version.substr(0, version.size() - 1) + "\""),
-            std::string::npos)
+  EXPECT_NE(
+      readme().find("agent-session --version                   # \"" + version.substr(0, version.size() - 1) + "\""),
+      std::string::npos)
       << version;
 }
 

@@ -294,8 +294,7 @@ TEST_F(RepairFile, CommandSaysABadLastLineWithItsNewlineWasWrittenWhole) {
   const CliRun r = run({"repair", "--apply", file_.string()});
   EXPECT_EQ(r.exit_code, cli::kInvalid);
   EXPECT_EQ(r.out.find("before the last line"), std::string::npos) << r.out;  // line 2 is the last line
-  EXPECT_NE(r.out.find("not repaired: line 2 is the last line, but it ends in a newline"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("not repaired: line 2 is the last line, but it ends in a newline"), std::string::npos) << r.out;
   EXPECT_EQ(read(file_), kA + "\n{bad\n");
 }
 
@@ -314,8 +313,8 @@ TEST_F(RepairFile, CommandExitCodesForUsageAndIo) {
   EXPECT_EQ(run({"repair"}).exit_code, cli::kUsage);
   EXPECT_EQ(run({"repair", "-"}).exit_code, cli::kUsage);
   EXPECT_EQ(run({"repair", "--frobnicate", file_.string()}).exit_code, cli::kUsage);
-  EXPECT_EQ(run({"repair", file_.string()}).exit_code, cli::kIo);         // missing
-  EXPECT_EQ(run({"repair", dir_.string()}).exit_code, cli::kIo);          // a directory
+  EXPECT_EQ(run({"repair", file_.string()}).exit_code, cli::kIo);  // missing
+  EXPECT_EQ(run({"repair", dir_.string()}).exit_code, cli::kIo);   // a directory
   EXPECT_EQ(run({"repair", "--apply", dir_.string()}).exit_code, cli::kIo);
 }
 

@@ -1,15 +1,15 @@
 // run_command.hpp: the demo tools and `agent-session run` (run_agent driven
 // from the command line by a scripted model), in process and, where only a
 // process shows it, as the real binary.
+#include "cli/run_command.hpp"
 #include "agent_session/agent.hpp"
-#include "cli/scripted_client.hpp"
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
-#include "cli/run_command.hpp"
+#include "cli/scripted_client.hpp"
 
 #include "support/cli_run.hpp"
-#include "support/run_binary.hpp"
 #include "support/message_builders.hpp"
+#include "support/run_binary.hpp"
 #include "support/session_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -62,7 +62,7 @@ TEST_F(DemoTools, ReadFileReadsTextUnderItsRoot) {
   write(root() / "sub" / "b.txt", "beta \xc3\xa9");
   EXPECT_EQ(read_file("a.txt"), "alpha\n");
   EXPECT_EQ(read_file("sub/b.txt"), "beta \xc3\xa9");
-  EXPECT_EQ(read_file("sub/../a.txt"), "alpha\n");  // `..` that stays inside is fine
+  EXPECT_EQ(read_file("sub/../a.txt"), "alpha\n");   // `..` that stays inside is fine
   fs::create_symlink("a.txt", root() / "link.txt");  // relative: an absolute one is refused (SPEC.md §9)
   EXPECT_EQ(read_file("link.txt"), "alpha\n");
 }
@@ -82,7 +82,9 @@ TEST_F(DemoTools, ReadFileRefusesEveryWayOut) {
 
 TEST_F(DemoTools, ReadFileRefusesWhatIsNotASmallTextFile) {
   fs::create_directories(root() / "dir");
-  write(root() / "binary.bin", std::string("\x7f" "ELF\xff\xfe", 6));
+  write(root() / "binary.bin", std::string("\x7f"
+                                           "ELF\xff\xfe",
+                                           6));
   write(root() / "big.txt", std::string(64 * 1024 + 1, 'x'));
   write(root() / "limit.txt", std::string(64 * 1024, 'x'));
   EXPECT_NE(refusal("binary.bin").find("not UTF-8 text"), std::string::npos);
@@ -129,8 +131,9 @@ std::vector<VerboseLine> verbose_lines(const std::string& err) {
 class RunCommand : public RunDir {
  protected:
   std::vector<std::string> demo_args(const std::string& prompt, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {"run",    "--session", session_.string(), "--script",
-                                     (kDemo / "replies.jsonl").string(), "--root", kDemo.string()};
+    std::vector<std::string> args = {
+        "run",    "--session",   session_.string(), "--script", (kDemo / "replies.jsonl").string(),
+        "--root", kDemo.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(prompt);
     return args;
@@ -314,7 +317,8 @@ TEST_F(RunCommand, ASessionThatCannotBeReadExitsThree) {
 
 TEST_F(RunCommand, UsageErrorsExitTwoAndTouchNothing) {
   const std::string script = (kDemo / "replies.jsonl").string();
-  EXPECT_EQ(run_cli({"run", "--session", session_.string(), "--script", script}).exit_code, cli::kUsage);  // no PROMPT, nothing to resume
+  EXPECT_EQ(run_cli({"run", "--session", session_.string(), "--script", script}).exit_code,
+            cli::kUsage);  // no PROMPT, nothing to resume
   EXPECT_EQ(run_cli({"run", "--session", session_.string(), "go"}).exit_code, cli::kUsage);
   EXPECT_EQ(run_cli({"run", "--script", script, "go"}).exit_code, cli::kUsage);
   EXPECT_EQ(run_cli(demo_args("go", {"--max-chars", "abc"})).exit_code, cli::kUsage);
@@ -332,7 +336,7 @@ TEST_F(RunCommand, APromptThatIsNotUtf8IsAUsageErrorNamingTheByteOffset) {
       << binary.err;
   EXPECT_EQ(binary.out, "");
   EXPECT_FALSE(fs::exists(session_));
-  EXPECT_EQ(run_cli(demo_args("\xc3")).exit_code, cli::kUsage);  // cut short
+  EXPECT_EQ(run_cli(demo_args("\xc3")).exit_code, cli::kUsage);          // cut short
   EXPECT_EQ(run_cli(demo_args("\xed\xa0\x80")).exit_code, cli::kUsage);  // a surrogate
 }
 
@@ -347,7 +351,6 @@ TEST(RunCommandHelp, ExplainsResumingWithAnExample) {
     EXPECT_NE(help.out.find(text), std::string::npos) << text << "\n" << help.out;
   }
 }
-
 
 }  // namespace
 }  // namespace agent_session

@@ -3,8 +3,8 @@
 // and ScriptedClient replays them from a position, the one
 // count_assistant_messages gives for a session being resumed. The demo
 // that drives `agent-session run` with it: run_command_test.cpp.
-#include "agent_session/agent.hpp"
 #include "cli/scripted_client.hpp"
+#include "agent_session/agent.hpp"
 
 #include "support/message_builders.hpp"
 #include "support/temp_dir.hpp"
@@ -80,8 +80,7 @@ TEST(LoadScript, AnEndlessScriptStopsAtTheSessionLineLimit) {
 }
 
 TEST(ScriptedClient, TheScriptPositionIsTheNumberOfAssistantMessages) {
-  const std::vector<Message> history = {user("a"), answer("b"), result("c", "x"), calling({call("x", "t")}),
-                                        user("d")};
+  const std::vector<Message> history = {user("a"), answer("b"), result("c", "x"), calling({call("x", "t")}), user("d")};
   EXPECT_EQ(count_assistant_messages(history), 2u);
   EXPECT_EQ(count_assistant_messages({}), 0u);
 }

@@ -102,8 +102,7 @@ TEST_F(SessionObject, AppendAddsToWhatWasLoadedAndNeverRereadsTheFile) {
   session.append(user("two"));
   EXPECT_EQ(copy(session.messages()), (std::vector<Message>{user("one"), user("two")}));
   EXPECT_EQ(session.loaded(), 1u);
-  EXPECT_EQ(load_session(path("s.jsonl")),
-            (std::vector<Message>{user("one"), user("another writer"), user("two")}));
+  EXPECT_EQ(load_session(path("s.jsonl")), (std::vector<Message>{user("one"), user("another writer"), user("two")}));
 }
 
 // Each failing append: the error append_session throws, then memory as it was.
@@ -315,9 +314,9 @@ std::uint64_t allocations_per_append_and_trim(std::size_t rounds, const fs::path
 // both builds: the session keeps each result's declaring assistant, so no
 // trim searches the history (context_growth_test counts the work itself).
 TEST_F(SessionObject, AppendingAndRetrimmingCostsTheSameAt1kAnd100kMessages) {
-  const std::uint64_t small = allocations_per_append_and_trim(250, path("small.jsonl"));       // 1,000 messages
-  const std::uint64_t large = allocations_per_append_and_trim(25'000, path("large.jsonl"));    // 100,000
-  EXPECT_GT(small, 0u);  // the counter counts
+  const std::uint64_t small = allocations_per_append_and_trim(250, path("small.jsonl"));     // 1,000 messages
+  const std::uint64_t large = allocations_per_append_and_trim(25'000, path("large.jsonl"));  // 100,000
+  EXPECT_GT(small, 0u);                                                                      // the counter counts
   EXPECT_LE(large, 2 * small + 2) << "1k messages: " << small << " allocations per append; 100k: " << large;
 }
 

@@ -41,17 +41,22 @@ TEST_F(SessionFile, OtherIoErrorsPropagateWithTheirOwnErrno) {
 TEST_F(SessionFile, AppendWritesTheCanonicalLineAndLoadRestoresIt) {
   const std::vector<Message> messages = {
       UserMessage{"hello \u4e16\u754c \U0001F680"},
-      AssistantMessage{"", {ToolCall{"c1", "read", Json{{"path", "a.txt"}, {"n", 1.5}}}, ToolCall{"c2", "ls", Json(nullptr)}}},
+      AssistantMessage{
+          "", {ToolCall{"c1", "read", Json{{"path", "a.txt"}, {"n", 1.5}}}, ToolCall{"c2", "ls", Json(nullptr)}}},
       ToolResultMessage{"contents", "c1", false},
       ToolResultMessage{"denied", "c2", true},
   };
   for (const auto& message : messages) append_session(path("s.jsonl"), message);
-  EXPECT_EQ(read(path("s.jsonl")),
-            "{\"role\":\"user\",\"content\":\"hello \u4e16\u754c \U0001F680\"}\n"
-            R"({"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"read","input":{"path":"a.txt","n":1.5}},)"
-            R"({"id":"c2","name":"ls","input":null}]})" "\n"
-            R"({"role":"tool","content":"contents","toolCallId":"c1","isError":false})" "\n"
-            R"({"role":"tool","content":"denied","toolCallId":"c2","isError":true})" "\n");
+  EXPECT_EQ(
+      read(path("s.jsonl")),
+      "{\"role\":\"user\",\"content\":\"hello \u4e16\u754c \U0001F680\"}\n"
+      R"({"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"read","input":{"path":"a.txt","n":1.5}},)"
+      R"({"id":"c2","name":"ls","input":null}]})"
+      "\n"
+      R"({"role":"tool","content":"contents","toolCallId":"c1","isError":false})"
+      "\n"
+      R"({"role":"tool","content":"denied","toolCallId":"c2","isError":true})"
+      "\n");
   EXPECT_EQ(load_session(path("s.jsonl")), messages);
 }
 
@@ -92,9 +97,13 @@ TEST_F(SessionFile, CorruptLineInAFileIsReportedWithItsPhysicalLine) {
 std::string multi_piece_session() {
   std::string bytes;
   for (int i = 0; bytes.size() < (std::size_t{3} << 20); ++i) {
-    bytes += R"({"role":"user","content":")" + std::string(static_cast<std::size_t>(i * 37 % 5000), 'a' + i % 26) + "\"}\n";
+    bytes +=
+        R"({"role":"user","content":")" + std::string(static_cast<std::size_t>(i * 37 % 5000), 'a' + i % 26) + "\"}\n";
     if (i % 100 == 0) bytes += "\n";
-    if (i == 500) bytes += R"({"role":"tool","content":")" + std::string(std::size_t{5} << 20, 'x') + R"(","toolCallId":"c","isError":true})" "\n";
+    if (i == 500)
+      bytes += R"({"role":"tool","content":")" + std::string(std::size_t{5} << 20, 'x') +
+               R"(","toolCallId":"c","isError":true})"
+               "\n";
   }
   return bytes;
 }
@@ -111,7 +120,8 @@ TEST_F(SessionFile, FilesLargerThanTheReadPieceLoadAsTheirBytesDo) {
 TEST_F(SessionFile, ErrorsPastTheFirstPieceKeepTheirPhysicalLine) {
   const std::string good = multi_piece_session();
   const std::size_t lines = static_cast<std::size_t>(std::count(good.begin(), good.end(), '\n'));
-  for (const std::string& tail : {std::string("{\"role\":\"nope\",\"content\":\"\"}\n"), std::string("{\"role\":\"us")}) {
+  for (const std::string& tail :
+       {std::string("{\"role\":\"nope\",\"content\":\"\"}\n"), std::string("{\"role\":\"us")}) {
     write(path("s.jsonl"), good + tail);
     const SessionError error = thrown<SessionError>([&] { load_session(path("s.jsonl")); });
     const SessionError in_memory = thrown<SessionError>([&] { load_session_from_memory(good + tail); });
@@ -132,14 +142,16 @@ TEST(LoadSessionFromMemory, JsonErrorCarriesKindLineAndSpecText) {
 }
 
 TEST(LoadSessionFromMemory, FirstBadLineWinsAndNothingIsReturned) {
-  const SessionError error = thrown<SessionError>(
-      [] { load_session_from_memory("{\"role\":\"user\",\"content\":\"a\"}\n{bad\n{\"role\":\"nope\",\"content\":\"\"}\n"); });
+  const SessionError error = thrown<SessionError>([] {
+    load_session_from_memory("{\"role\":\"user\",\"content\":\"a\"}\n{bad\n{\"role\":\"nope\",\"content\":\"\"}\n");
+  });
   EXPECT_EQ(error.kind(), SessionErrorKind::invalid_json);
   EXPECT_EQ(error.line(), 2u);
 }
 
 TEST(LoadSessionFromMemory, ErrorDetailIsOnePrintableLine) {
-  const SessionError error = thrown<SessionError>([] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\xff\r\"}"); });
+  const SessionError error =
+      thrown<SessionError>([] { load_session_from_memory("{\"role\":\"user\",\"content\":\"\xff\r\"}"); });
   const std::string what = error.what();
   EXPECT_EQ(what.find_first_of("\r\n\xff"), std::string::npos) << what;
 }

@@ -22,7 +22,8 @@ using test_support::BinaryOptions;
 using test_support::BinaryRun;
 using test_support::run_binary;
 
-const std::string kUser = R"({"role":"user","content":"hi"})" "\n";
+const std::string kUser = R"({"role":"user","content":"hi"})"
+                          "\n";
 
 class StdStreams : public test_support::TempDirTest {
  protected:
@@ -31,19 +32,17 @@ class StdStreams : public test_support::TempDirTest {
     session_ = path("s.jsonl");
     write(session_, kUser);
     script_ = path("replies.jsonl");
-    write(script_, R"({"role":"assistant","content":"done","toolCalls":[]})" "\n");
+    write(script_, R"({"role":"assistant","content":"done","toolCalls":[]})"
+                   "\n");
   }
   // Every command that prints something on success.
   std::vector<std::vector<std::string>> printing_commands() const {
     const std::string s = session_.string();
-    return {{"check", s},
-            {"estimate", s},
-            {"canon", s},
-            {"trim", "--max-chars", "1000", s},
-            {"repair", s},
-            {"--help"},
-            {"check", "--help"},
-            {"run", "--session", path("run.jsonl").string(), "--script", script_.string(), "hello"}};
+    return {
+        {"check", s},        {"estimate", s},
+        {"canon", s},        {"trim", "--max-chars", "1000", s},
+        {"repair", s},       {"--help"},
+        {"check", "--help"}, {"run", "--session", path("run.jsonl").string(), "--script", script_.string(), "hello"}};
   }
   BinaryRun run(const std::vector<std::string>& args, const BinaryOptions& options = {}) const {
     return run_binary(args, dir_, options);
@@ -85,8 +84,10 @@ TEST_F(StdStreams, AClosedStandardOutputNeverLendsItsNumberToTheSession) {
   const fs::path session = path("run.jsonl");
   const BinaryRun result = run({"run", "--session", session.string(), "--script", script_.string(), "hello"}, options);
   EXPECT_EQ(result.exit_code, 3) << result.err;
-  EXPECT_EQ(read(session), R"({"role":"user","content":"hello"})" "\n"
-                           R"({"role":"assistant","content":"done","toolCalls":[]})" "\n");
+  EXPECT_EQ(read(session), R"({"role":"user","content":"hello"})"
+                           "\n"
+                           R"({"role":"assistant","content":"done","toolCalls":[]})"
+                           "\n");
 }
 
 TEST_F(StdStreams, AClosedPipeIsExitThreeNotSigpipe) {
@@ -107,8 +108,8 @@ TEST_F(StdStreams, AClosedPipeIsExitThreeNotSigpipe) {
 TEST_F(StdStreams, StandardInputThatCannotBeReadIsExitThree) {
   BinaryOptions closed;
   closed.close_stdin = true;
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"check", "-"},
-                                               std::vector<std::string>{"append", session_.string()}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", "-"}, std::vector<std::string>{"append", session_.string()}}) {
     const BinaryRun result = run(args, closed);
     EXPECT_EQ(result.exit_code, 3) << args[0] << ": " << result.err;
     EXPECT_NE(result.err.find(std::string("cannot read standard input: ") + std::strerror(EBADF)), std::string::npos)
@@ -120,8 +121,8 @@ TEST_F(StdStreams, StandardInputThatCannotBeReadIsExitThree) {
 
 TEST_F(StdStreams, AnEndlessLineStopsAtTheLineLimitInsteadOfTakingAllMemory) {
   // /dev/zero never ends a line: as a file, and as standard input.
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"check", "/dev/zero"},
-                                               std::vector<std::string>{"check", "-"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", "/dev/zero"}, std::vector<std::string>{"check", "-"}}) {
     BinaryOptions options;
     options.in_child = [] {
 #ifndef AGENT_SESSION_SANITIZED  // a sanitizer's shadow memory needs terabytes of address space
@@ -136,8 +137,7 @@ TEST_F(StdStreams, AnEndlessLineStopsAtTheLineLimitInsteadOfTakingAllMemory) {
     const BinaryRun result = run(args, options);
     EXPECT_EQ(result.signal, 0);
     EXPECT_EQ(result.exit_code, 3) << args[1] << ": " << result.err;
-    EXPECT_NE(result.err.find("cannot load line 1: it is longer than 33554432 bytes"), std::string::npos)
-        << result.err;
+    EXPECT_NE(result.err.find("cannot load line 1: it is longer than 33554432 bytes"), std::string::npos) << result.err;
   }
 }
 

@@ -2,9 +2,9 @@
 // docs/units-and-stats.md): their JSON shapes, and that what they say
 // about budgets is what `trim` does, on the real sessions.
 #include "agent_session/context.hpp"
-#include "spec/load.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
+#include "spec/load.hpp"
 
 #include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
@@ -52,15 +52,15 @@ TEST(UnitsAndStats, TheMinimumBudgetIsAcceptedAndOneLessNamesTheSameUnit) {
     const CliRun refused = run({"trim", "--max-chars", std::to_string(minimum - 1), file.string()});
     EXPECT_EQ(refused.exit_code, cli::kInvalid);
     const std::size_t begin = newest.at("begin").get<std::size_t>(), end = newest.at("end").get<std::size_t>();
-    const std::string messages =
-        end - begin == 1 ? "message " + std::to_string(begin) : "messages " + std::to_string(begin) + "-" + std::to_string(end - 1);
-    EXPECT_EQ(refused.err, "agent-session: context budget cannot contain the smallest consistent message unit: "
-                           "the newest unit, " + messages + ", is " + std::to_string(minimum) +
-                               " characters; the budget is " + std::to_string(minimum - 1) + "; in " +
-                               file.string() + ": " + (end - begin == 1 ? "line " : "lines ") +
-                               std::to_string(newest.at("first_line").get<std::size_t>()) +
-                               (end - begin == 1 ? "" : "-" + std::to_string(newest.at("last_line").get<std::size_t>())) +
-                               "\n");
+    const std::string messages = end - begin == 1 ? "message " + std::to_string(begin)
+                                                  : "messages " + std::to_string(begin) + "-" + std::to_string(end - 1);
+    EXPECT_EQ(refused.err,
+              "agent-session: context budget cannot contain the smallest consistent message unit: "
+              "the newest unit, " +
+                  messages + ", is " + std::to_string(minimum) + " characters; the budget is " +
+                  std::to_string(minimum - 1) + "; in " + file.string() + ": " +
+                  (end - begin == 1 ? "line " : "lines ") + std::to_string(newest.at("first_line").get<std::size_t>()) +
+                  (end - begin == 1 ? "" : "-" + std::to_string(newest.at("last_line").get<std::size_t>())) + "\n");
     EXPECT_EQ(refused.out, "");
   }
 }
@@ -83,7 +83,8 @@ TEST(UnitsAndStats, UnitsJsonIsTheUnitsNewestFirstWithCumulativeChars) {
       // The documented shape, in this order.
       std::vector<std::string> keys;
       for (const auto& [key, value] : entry.items()) keys.push_back(key);
-      EXPECT_EQ(keys, (std::vector<std::string>{"begin", "end", "first_line", "last_line", "chars", "cumulative_chars"}));
+      EXPECT_EQ(keys,
+                (std::vector<std::string>{"begin", "end", "first_line", "last_line", "chars", "cumulative_chars"}));
       EXPECT_EQ(entry.at("begin").get<std::size_t>(), unit.begin);
       EXPECT_EQ(entry.at("end").get<std::size_t>(), unit.end);
       EXPECT_EQ(entry.at("first_line").get<std::size_t>(), session.lines[unit.begin]);
@@ -104,17 +105,22 @@ class UnitsFile : public test_support::TempDirTest {};
 
 TEST_F(UnitsFile, StatsCountRolesCallsOrphansAndPendingCallsWithTheirLines) {
   // Line 2 is empty: lines are physical, messages 0-based.
-  write(path("s.jsonl"),
-        R"({"role":"user","content":"go"})" "\n\n"
-        R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"t","input":{}},{"id":"b","name":"t","input":{}}]})" "\n"
-        R"({"role":"tool","content":"r","toolCallId":"a","isError":false})" "\n"
-        R"({"role":"tool","content":"r","toolCallId":"nobody","isError":false})" "\n");
+  write(
+      path("s.jsonl"),
+      R"({"role":"user","content":"go"})"
+      "\n\n"
+      R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"t","input":{}},{"id":"b","name":"t","input":{}}]})"
+      "\n"
+      R"({"role":"tool","content":"r","toolCallId":"a","isError":false})"
+      "\n"
+      R"({"role":"tool","content":"r","toolCallId":"nobody","isError":false})"
+      "\n");
   const Json stats = json_of({"stats", "--json", path("s.jsonl").string()});
   std::vector<std::string> keys;
   for (const auto& [key, value] : stats.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"messages", "by_role", "tool_calls", "orphan_tool_results",
-                                            "pending_tool_calls", "units", "chars", "largest_unit", "newest_unit",
-                                            "minimum_budget"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"messages", "by_role", "tool_calls", "orphan_tool_results", "pending_tool_calls",
+                                      "units", "chars", "largest_unit", "newest_unit", "minimum_budget"}));
   EXPECT_EQ(stats.at("messages"), 4);
   EXPECT_EQ(stats.at("by_role"), (Json{{"user", 1}, {"assistant", 1}, {"tool", 2}}));
   EXPECT_EQ(stats.at("tool_calls"), 2);

@@ -11,8 +11,8 @@
 #include "support/json_string_units.hpp"
 
 #include "base/printable.hpp"
-#include "support/history_generator.hpp"
 #include "spec/canonical.hpp"
+#include "support/history_generator.hpp"
 
 #include <gtest/gtest.h>
 
@@ -100,7 +100,10 @@ TEST(ValidUtf8Prefix, StopsAtTheFirstInvalidSequence) {
   EXPECT_EQ(valid_utf8_prefix("plain"), 5u);
   EXPECT_EQ(valid_utf8_prefix("caf\xC3\xA9"), 5u);
   EXPECT_EQ(valid_utf8_prefix("ab\xC3"), 2u);
-  EXPECT_EQ(valid_utf8_prefix("ab\xED\xA0\x80" "cd"), 2u) << "a surrogate";
+  EXPECT_EQ(valid_utf8_prefix("ab\xED\xA0\x80"
+                              "cd"),
+            2u)
+      << "a surrogate";
   EXPECT_EQ(valid_utf8_prefix("\xC0\xAF"), 0u) << "overlong";
   EXPECT_EQ(valid_utf8_prefix("\xF4\x8F\xBF\xBF\xF4\x90\x80\x80"), 4u) << "past U+10FFFF";
   EXPECT_EQ(valid_utf8_prefix(std::string("a\0b", 3)), 3u) << "NUL is valid UTF-8";
@@ -124,7 +127,13 @@ TEST(Utf16Length, CountsOneUnitPerCharacterAndTwoPastTheBmp) {
 // What JSON.stringify prints for one ASCII byte, in UTF-16 units.
 std::uint64_t printed_units(unsigned char c) {
   switch (c) {
-    case '"': case '\\': case '\b': case '\f': case '\n': case '\r': case '\t': return 2;
+    case '"':
+    case '\\':
+    case '\b':
+    case '\f':
+    case '\n':
+    case '\r':
+    case '\t': return 2;
     default: return c < 0x20 ? 6 : 1;
   }
 }
@@ -135,7 +144,8 @@ TEST(JsonStringUnits, CountsQuotesAndEscapesAsPrinted) {
   EXPECT_EQ(test_support::json_string_units("\x7F/"), 2u + 1 + 1) << "DEL and / are not escaped";
   EXPECT_EQ(test_support::json_string_units("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"), 2u + 1 + 1 + 2);
   for (unsigned c = 0; c < 0x80; ++c) {
-    EXPECT_EQ(test_support::json_string_units(std::string(3, static_cast<char>(c))), 2 + 3 * printed_units(static_cast<unsigned char>(c)))
+    EXPECT_EQ(test_support::json_string_units(std::string(3, static_cast<char>(c))),
+              2 + 3 * printed_units(static_cast<unsigned char>(c)))
         << "byte " << c;
   }
 }

@@ -46,8 +46,8 @@ void damage_once(std::string& bytes, SessionWriter& writer) {
   switch (writer.below(8)) {
     case 0: {
       writer.note(Shape::invalid_utf8);
-      static const std::vector<std::string> kBytes = {"\xFF", "\xC0\x80", "\xE0\x80\xAF", "\xED\xA0\x80",
-                                                      "\xF4\x90\x80\x80", "\x80", "\xE4\xB8", "\xF0\x9F\x98"};
+      static const std::vector<std::string> kBytes = {
+          "\xFF", "\xC0\x80", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\x80", "\xE4\xB8", "\xF0\x9F\x98"};
       bytes.insert(inside_a_string(bytes, writer), writer.pick(kBytes));
       return;
     }
@@ -120,15 +120,9 @@ std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter&
         lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(std::min(at, lines.size())), std::move(line));
         break;
       }
-      case 1:
-        lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at));
-        break;
-      case 2:
-        lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), lines[at]);
-        break;
-      case 3:
-        std::swap(lines[at], lines[writer.below(lines.size())]);
-        break;
+      case 1: lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at)); break;
+      case 2: lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), lines[at]); break;
+      case 3: std::swap(lines[at], lines[writer.below(lines.size())]); break;
       case 4: {  // a digit changed: a budget, a number's edge, an index key
         std::string& line = lines[at];
         const std::size_t digit = line.find_first_of("0123456789", writer.below(line.size() + 1));

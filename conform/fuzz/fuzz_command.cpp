@@ -2,12 +2,12 @@
 
 #include "runner/port_runner.hpp"
 
+#include "base/printable.hpp"
 #include "fuzz/fuzz_inputs.hpp"
 #include "fuzz/reference_checks.hpp"
 #include "fuzz/shrink.hpp"
 #include "fuzz/vector_out.hpp"
 #include "runner/conform_options.hpp"  // default_vectors_folder
-#include "base/printable.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -54,7 +54,9 @@ struct Difference {
 class Fuzzer {
  public:
   Fuzzer(const FuzzOptions& options, std::uint64_t seed, std::vector<std::string> vectors)
-      : options_(options), seed_(seed), vectors_(std::move(vectors)),
+      : options_(options),
+        seed_(seed),
+        vectors_(std::move(vectors)),
         timeout_(static_cast<long long>(options.timeout_seconds * 1000)) {
     port_options_.command = options.command;
     port_options_.harness = options.harness;
@@ -69,7 +71,8 @@ class Fuzzer {
     int check_exit;
   };
   std::optional<std::pair<cli::Check, std::string>> differs(cli::PortRunner& port, const std::string& bytes,
-                                                            const fs::path& file, std::uint64_t seed, const Same* same) {
+                                                            const fs::path& file, std::uint64_t seed,
+                                                            const Same* same) {
     write_input(file, bytes);
     const std::vector<cli::Check> checks = reference_checks(bytes, file.string(), seed);
     if (same && checks.front().exit != same->check_exit) return std::nullopt;
@@ -162,8 +165,8 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
       {.max_tries = 5000, .deadline = deadline});
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   out << "shrunk to " << small.input.size() << " bytes, " << lines_of(small.input) << ", in " << small.tries
-      << " tries (" << std::fixed << std::setprecision(1) << took << " s" << (small.exhausted ? ", stopped at its limit" : "")
-      << ")\n";
+      << " tries (" << std::fixed << std::setprecision(1) << took << " s"
+      << (small.exhausted ? ", stopped at its limit" : "") << ")\n";
   const auto still = fuzzer.differs(runner, small.input, file, seed, nullptr);
   FoundVector vector;
   vector.name = "fuzz_" + std::to_string(fuzzer.seed_) + "_" + std::to_string(found.index);
@@ -182,7 +185,8 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
   conform.insert(conform.end(), options.command.begin(), options.command.end());
   vector.reproduce = {shell_line(port), shell_line(conform)};
   write_vector(options.out, vector);
-  out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule << ")\n"
+  out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule
+      << ")\n"
       << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"
       << "           " << terminal_safe(vector.reproduce[1]) << '\n';
 }
@@ -190,22 +194,26 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
 }  // namespace
 
 int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
-  const std::uint64_t seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  const std::uint64_t seed =
+      options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
   const std::string vectors = options.vectors.empty() ? cli::default_vectors_folder() : options.vectors;
   Fuzzer fuzzer(options, seed, read_vector_inputs(vectors));
-  const std::uint64_t limit = options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
+  const std::uint64_t limit =
+      options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
   std::ostringstream budget;
-  if (options.time_seconds) budget << "for " << *options.time_seconds << " s";
-  else budget << limit << " inputs";
-  out << "fuzz: seed " << seed << ", " << budget.str()
-      << ", " << options.jobs << (options.jobs == 1 ? " job" : " jobs") << ", " << fuzzer.vectors_.size()
+  if (options.time_seconds)
+    budget << "for " << *options.time_seconds << " s";
+  else
+    budget << limit << " inputs";
+  out << "fuzz: seed " << seed << ", " << budget.str() << ", " << options.jobs << (options.jobs == 1 ? " job" : " jobs")
+      << ", " << fuzzer.vectors_.size()
       << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command)) << std::endl;
   try {
     TempDir temp;
     const auto started = Clock::now();
-    const auto deadline = options.time_seconds
-                              ? started + std::chrono::milliseconds(static_cast<long long>(*options.time_seconds * 1000))
-                              : Clock::time_point::max();
+    const auto deadline =
+        options.time_seconds ? started + std::chrono::milliseconds(static_cast<long long>(*options.time_seconds * 1000))
+                             : Clock::time_point::max();
     std::vector<std::thread> jobs;
     for (unsigned j = 0; j < options.jobs; ++j) {
       const fs::path dir = temp.path() / ("job" + std::to_string(j));
@@ -215,9 +223,9 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     for (auto& job : jobs) job.join();
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (fuzzer.error_) std::rethrow_exception(fuzzer.error_);
-    out << fuzzer.done_ << " inputs in " << std::fixed << std::setprecision(1) << seconds << " s: "
-        << std::setprecision(1) << (seconds > 0 ? static_cast<double>(fuzzer.done_) / seconds : 0.0) << " inputs/s ("
-        << fuzzer.port_runs_ << " runs of the port)" << std::endl;
+    out << fuzzer.done_ << " inputs in " << std::fixed << std::setprecision(1) << seconds
+        << " s: " << std::setprecision(1) << (seconds > 0 ? static_cast<double>(fuzzer.done_) / seconds : 0.0)
+        << " inputs/s (" << fuzzer.port_runs_ << " runs of the port)" << std::endl;
     if (!fuzzer.first_) {
       out << "no difference\n";
       return 0;

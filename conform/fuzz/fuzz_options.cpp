@@ -56,8 +56,8 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       inline_value = word.substr(eq + 1);
       word.resize(eq);
     }
-    static const std::set<std::string> kOptions = {"--seed", "--runs", "--time", "--jobs", "--out", "--vectors",
-                                                   "--timeout", "--shrink-time"};
+    static const std::set<std::string> kOptions = {"--seed", "--runs",    "--time",    "--jobs",
+                                                   "--out",  "--vectors", "--timeout", "--shrink-time"};
     if (!kOptions.count(word)) throw FuzzUsageError{"unknown option \"" + word + "\""};
     if (!seen.insert(word).second) throw FuzzUsageError{word + " is given twice; it takes one value"};
     if (!inline_value && i + 1 >= args.size()) throw FuzzUsageError{word + " needs a value"};
@@ -100,7 +100,8 @@ std::string fuzz_help(const std::string& program) {
          "  --vectors DIR     the vectors whose inputs are mutated (default: the runner's vectors)\n"
          "  --timeout SECONDS per run of the port (default 10)\n"
          "  --shrink-time S   at most this long shrinking (default 60)\n"
-         "  --harness         start PORT harness once per job and send it every run (harness.md), as conform --harness\n"
+         "  --harness         start PORT harness once per job and send it every run (harness.md), as conform "
+         "--harness\n"
          "\n"
          "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n";
 }

@@ -3,10 +3,10 @@
 // needs the library for its reference answers (fuzz/fuzz_command.hpp).
 // The standalone runner (conform/CMakeLists.txt alone) is built from
 // runner/main.cpp, without `fuzz`.
-#include "fuzz/fuzz_command.hpp"
-#include "runner/conform_options.hpp"
 #include "base/printable.hpp"
 #include "base/std_streams.hpp"
+#include "fuzz/fuzz_command.hpp"
+#include "runner/conform_options.hpp"
 
 #include <exception>
 #include <iostream>

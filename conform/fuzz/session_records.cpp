@@ -8,11 +8,11 @@
 namespace agent_session::fuzz {
 
 void SessionWriter::add_extras(std::vector<Field>& fields, int level) {
-  static const std::vector<std::string> kExtras = {R"("extra")", R"("meta")", R"("0")", R"("ts")",
+  static const std::vector<std::string> kExtras = {R"("extra")",     R"("meta")",      R"("0")",      R"("ts")",
                                                    R"("toolCalls")", R"("__proto__")", R"("isError")"};
   // Not the message's fields, in JavaScript: a port that matches names
   // without letter case (Go's encoding/json) takes them for them.
-  static const std::vector<std::string> kWrongCase = {R"("Role")", R"("CONTENT")", R"("ToolCalls")",
+  static const std::vector<std::string> kWrongCase = {R"("Role")",       R"("CONTENT")", R"("ToolCalls")",
                                                       R"("toolcallid")", R"("IsError")", R"("ROLE")"};
   for (std::size_t n = chance(0.3) ? 1 + below(3) : 0; n > 0; --n) {
     const bool wrong_case = chance(0.15);
@@ -58,9 +58,8 @@ std::string SessionWriter::assistant(std::size_t pieces, const std::vector<std::
   if (call_ids.size() > 1) note(Shape::parallel_calls);
   std::vector<std::string> calls;
   for (const auto& id : call_ids) calls.push_back(tool_call(id));
-  std::vector<Field> fields = {{R"("role")", role("assistant")},
-                               {R"("content")", string_literal(pieces)},
-                               {R"("toolCalls")", array(calls)}};
+  std::vector<Field> fields = {
+      {R"("role")", role("assistant")}, {R"("content")", string_literal(pieces)}, {R"("toolCalls")", array(calls)}};
   add_extras(fields, 2);
   return object(scramble(fields, 2));
 }
@@ -77,15 +76,13 @@ std::string SessionWriter::tool(std::size_t pieces, const std::string& call_id) 
 
 std::string SessionWriter::message() {
   switch (below(3)) {
-    case 0:
-      return user(8);
+    case 0: return user(8);
     case 1: {
       std::vector<std::string> ids;
       for (std::size_t n = below(4); n > 0; --n) ids.push_back(string_literal(2));
       return assistant(6, ids);
     }
-    default:
-      return tool(8, string_literal(2));
+    default: return tool(8, string_literal(2));
   }
 }
 
@@ -101,11 +98,23 @@ std::string SessionWriter::empty_lines() { return chance(0.05) ? std::string(1 +
 
 std::string SessionWriter::bad_record() {
   static const std::vector<std::string> kLines = {
-      R"([])", R"(null)", R"(42)", R"("user")", R"(true)", R"([{"role":"user","content":"x"}])",
-      R"({"role":"system","content":"x"})", R"({"role":"User","content":"x"})", R"({"role":"","content":"x"})",
-      R"({"content":"x"})", R"({"role":null,"content":"x"})", R"({"role":["user"],"content":"x"})",
-      R"({"role":"user"})", R"({"role":"user","content":null})", R"({"role":"user","content":1})",
-      R"({"role":"user","content":["x"]})", R"({"role":"assistant","content":"x"})",
+      R"([])",
+      R"(null)",
+      R"(42)",
+      R"("user")",
+      R"(true)",
+      R"([{"role":"user","content":"x"}])",
+      R"({"role":"system","content":"x"})",
+      R"({"role":"User","content":"x"})",
+      R"({"role":"","content":"x"})",
+      R"({"content":"x"})",
+      R"({"role":null,"content":"x"})",
+      R"({"role":["user"],"content":"x"})",
+      R"({"role":"user"})",
+      R"({"role":"user","content":null})",
+      R"({"role":"user","content":1})",
+      R"({"role":"user","content":["x"]})",
+      R"({"role":"assistant","content":"x"})",
       R"({"role":"assistant","content":"x","toolCalls":null})",
       R"({"role":"assistant","content":"x","toolCalls":{}})",
       R"({"role":"assistant","content":"x","toolCalls":[null]})",
@@ -113,7 +122,8 @@ std::string SessionWriter::bad_record() {
       R"({"role":"assistant","content":"x","toolCalls":[{"id":1,"name":"n","input":1}]})",
       R"({"role":"assistant","content":"x","toolCalls":[{"id":"a","input":1}]})",
       R"({"role":"assistant","content":"x","toolCalls":[[]]})",
-      R"({"role":"tool","content":"x","isError":false})", R"({"role":"tool","content":"x","toolCallId":"a"})",
+      R"({"role":"tool","content":"x","isError":false})",
+      R"({"role":"tool","content":"x","toolCallId":"a"})",
       R"({"role":"tool","content":"x","toolCallId":"a","isError":"true"})",
       R"({"role":"tool","content":"x","toolCallId":"a","isError":0})",
       R"({"role":"tool","content":"x","toolCallId":null,"isError":false})",
@@ -140,30 +150,35 @@ std::string SessionWriter::bad_json() {
       return pick(kLines);
     }
     case 4: {  // invalid UTF-8 inside a string, a key or a dropped field
-      static const std::vector<std::string> kBytes = {"\xFF", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80",
-                                                      "\xF4\x90\x80\x80", "\x80", "\xE4\xB8", "\xE9"};
+      static const std::vector<std::string> kBytes = {
+          "\xFF", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\x80", "\xE4\xB8", "\xE9"};
       const std::string bytes = pick(kBytes);
-      static const std::vector<std::string> kWhere = {
-          R"({"role":"user","content":"a@b"})", R"({"role":"user","content":"x","@":1})",
-          R"({"role":"user","content":"x","extra":["@"]})"};
+      static const std::vector<std::string> kWhere = {R"({"role":"user","content":"a@b"})",
+                                                      R"({"role":"user","content":"x","@":1})",
+                                                      R"({"role":"user","content":"x","extra":["@"]})"};
       std::string line = pick(kWhere);
       note(Shape::invalid_utf8);
       return line.replace(line.find('@'), 1, bytes);
     }
     case 5: {  // escaped lone surrogates
-      static const std::vector<std::string> kEscapes = {R"(\ud800)", R"(\udc00)", R"(\uDBFF)", R"(\ud800\u0041)",
-                                                        R"(\udc00\ud800)", R"(\ud800\ud800)", R"(\ud800x)"};
-      static const std::vector<std::string> kWhere = {
-          R"({"role":"user","content":"@"})", R"({"role":"user","content":"x","@":1})",
-          R"({"role":"user","content":"x","extra":{"k":"@"}})"};
+      static const std::vector<std::string> kEscapes = {
+          R"(\ud800)", R"(\udc00)", R"(\uDBFF)", R"(\ud800\u0041)", R"(\udc00\ud800)", R"(\ud800\ud800)", R"(\ud800x)"};
+      static const std::vector<std::string> kWhere = {R"({"role":"user","content":"@"})",
+                                                      R"({"role":"user","content":"x","@":1})",
+                                                      R"({"role":"user","content":"x","extra":{"k":"@"}})"};
       std::string line = pick(kWhere);
       note(Shape::lone_escape);
       return line.replace(line.find('@'), 1, pick(kEscapes));
     }
     case 6: {  // numbers that overflow a double
-      static const std::vector<std::string> kHuge = {"1e400", "-1e400", "1.7976931348623159e308", "1e309",
-                                                     "-1.8e308", "1" + std::string(400, '0'),
-                                                     "0.1e310", std::string(309, '9'),
+      static const std::vector<std::string> kHuge = {"1e400",
+                                                     "-1e400",
+                                                     "1.7976931348623159e308",
+                                                     "1e309",
+                                                     "-1.8e308",
+                                                     "1" + std::string(400, '0'),
+                                                     "0.1e310",
+                                                     std::string(309, '9'),
                                                      "17976931348623159" + std::string(292, '0'),
                                                      "18" + std::string(307, '0')};
       note(Shape::digits_309);
@@ -173,21 +188,21 @@ std::string SessionWriter::bad_json() {
       return R"({"role":"user","content":"x","extra":)" + deep(2, kMaxDepth + 1) + "}";
     default: {
       static const std::vector<std::string> kLines = {
-          R"({"role":"user","content":"x",})",   R"({'role':'user','content':'x'})",
+          R"({"role":"user","content":"x",})",        R"({'role':'user','content':'x'})",
           "{\"role\":\"user\",\"content\":\"a\tb\"}", R"({"role":"user","content":"\x"})",
-          R"({"role":"user","content":"\u12"})", R"({"role":"user","content":"x","n":01})",
+          R"({"role":"user","content":"\u12"})",      R"({"role":"user","content":"x","n":01})",
           R"({"role":"user","content":"x","n":NaN})", R"({"role":"user","content":"x","n":Infinity})",
-          R"({"role":"user","content":"x","n":+1})", R"({"role":"user","content":"x","n":.5})",
-          R"({"role":"user","content":"x","n":5.})", R"({"role":"user","content":"x","n":0x10})",
-          R"({"role":"user","content":"x"} {})", R"({"role":"user" "content":"x"})"};
+          R"({"role":"user","content":"x","n":+1})",  R"({"role":"user","content":"x","n":.5})",
+          R"({"role":"user","content":"x","n":5.})",  R"({"role":"user","content":"x","n":0x10})",
+          R"({"role":"user","content":"x"} {})",      R"({"role":"user" "content":"x"})"};
       return pick(kLines);
     }
   }
 }
 
 std::string SessionWriter::history() {
-  static const std::vector<std::string> kIds = {R"("a")", R"("b")", R"("c")", R"("call_1")", R"("call_2")",
-                                                R"("\u0061")"};
+  static const std::vector<std::string> kIds = {R"("a")",      R"("b")",      R"("c")",
+                                                R"("call_1")", R"("call_2")", R"("\u0061")"};
   if (chance(0.01)) return pick(std::vector<std::string>{"", "\n", "\n\n"});  // an empty session
   struct Open {
     std::string id;
@@ -214,8 +229,10 @@ std::string SessionWriter::history() {
     } else if (kind < 9 && !open.empty()) {
       // Mostly in order; else the newest round first (nested rounds) or any.
       const std::size_t at = chance(0.6) ? 0 : chance(0.5) ? open.size() - 1 : below(open.size());
-      const bool older_open = std::any_of(open.begin(), open.end(), [&](const Open& o) { return o.round < open[at].round; });
-      const bool newer_open = std::any_of(open.begin(), open.end(), [&](const Open& o) { return o.round > open[at].round; });
+      const bool older_open =
+          std::any_of(open.begin(), open.end(), [&](const Open& o) { return o.round < open[at].round; });
+      const bool newer_open =
+          std::any_of(open.begin(), open.end(), [&](const Open& o) { return o.round > open[at].round; });
       if (older_open) note(Shape::nested_rounds);
       if (newer_open) note(Shape::interleaved_rounds);
       text += tool(3, open[at].id);

@@ -11,11 +11,33 @@
 namespace agent_session::fuzz {
 
 const char* shape_name(Shape shape) {
-  static constexpr const char* kNames[] = {
-      "user", "assistant", "tool", "astral", "lone_escape", "control_char", "exponent_switch", "int_2_53_to_2_63",
-      "near_max_double", "digits_309", "index_key", "duplicate_key", "wrong_case_key", "deep_nesting",
-      "parallel_calls", "interleaved_rounds", "nested_rounds", "pending_call", "orphan_result", "repeated_id",
-      "invalid_utf8", "torn_last_line", "bom", "cr", "nul", "whitespace_line", "vector_mutation"};
+  static constexpr const char* kNames[] = {"user",
+                                           "assistant",
+                                           "tool",
+                                           "astral",
+                                           "lone_escape",
+                                           "control_char",
+                                           "exponent_switch",
+                                           "int_2_53_to_2_63",
+                                           "near_max_double",
+                                           "digits_309",
+                                           "index_key",
+                                           "duplicate_key",
+                                           "wrong_case_key",
+                                           "deep_nesting",
+                                           "parallel_calls",
+                                           "interleaved_rounds",
+                                           "nested_rounds",
+                                           "pending_call",
+                                           "orphan_result",
+                                           "repeated_id",
+                                           "invalid_utf8",
+                                           "torn_last_line",
+                                           "bom",
+                                           "cr",
+                                           "nul",
+                                           "whitespace_line",
+                                           "vector_mutation"};
   static_assert(std::size(kNames) == kShapeCount);
   return kNames[static_cast<std::size_t>(shape)];
 }
@@ -111,8 +133,7 @@ std::string SessionWriter::string_piece() {
         }
       }
       return piece;
-    case 5:
-      return escaped(bmp_scalar());
+    case 5: return escaped(bmp_scalar());
     case 6:  // raw DEL, C1 controls, line separators, BOM, noncharacters
       append_utf8(piece, bmp_scalar());
       return piece;
@@ -122,10 +143,8 @@ std::string SessionWriter::string_piece() {
                                                          "\xEF\xBB\xBF"};
       return pick(kClusters);
     }
-    case 8:
-      return "\\\"\\\\";
-    default:
-      return "x";
+    case 8: return "\\\"\\\\";
+    default: return "x";
   }
 }
 
@@ -144,22 +163,73 @@ std::string SessionWriter::digits(std::size_t count, bool leading_nonzero) {
 }
 
 std::string SessionWriter::number() {
-  static const std::vector<std::string> kSpellings = {
-      "0", "-0", "0.0", "-0.0", "0e0", "0E-0", "-0e+0", "1", "1.0", "1.50", "-1", "1E+2", "1e2", "1E2", "1e+2",
-      "1E-2", "100e-2", "1e21", "1e20", "999999999999999999999", "123456789012345678901", "1e-7", "1e-6",
-      "0.000001", "0.0000001", "1.5e-7", "5e-324", "4.9e-324", "2e-324", "3e-324", "1e-400", "-1e-400",
-      "1.7976931348623157e308", "-1.7976931348623157e308", "1.7976931348623158e308", "1e308", "1E+308",
-      "2.2250738585072014e-308", "2.225073858507201e-308", "9007199254740991", "9007199254740992",
-      "9007199254740993", "-9007199254740993", "18446744073709551615", "18446744073709551616", "4294967295",
-      "4294967296", "0.1", "0.2", "0.30000000000000004", "3.141592653589793238462643383279502884197169399",
-      "1.00000000000000011102230246251565404236316680908203125", "123.456", "1e-5", "0.00001", "1.5e300",
-      "12345678901234567890e-10", "2.5", "1.25e-3", "100", "1e0", "10e-1", "0.1e1",
-      "0.000000000000000000000000000000000000000000001"};
+  static const std::vector<std::string> kSpellings = {"0",
+                                                      "-0",
+                                                      "0.0",
+                                                      "-0.0",
+                                                      "0e0",
+                                                      "0E-0",
+                                                      "-0e+0",
+                                                      "1",
+                                                      "1.0",
+                                                      "1.50",
+                                                      "-1",
+                                                      "1E+2",
+                                                      "1e2",
+                                                      "1E2",
+                                                      "1e+2",
+                                                      "1E-2",
+                                                      "100e-2",
+                                                      "1e21",
+                                                      "1e20",
+                                                      "999999999999999999999",
+                                                      "123456789012345678901",
+                                                      "1e-7",
+                                                      "1e-6",
+                                                      "0.000001",
+                                                      "0.0000001",
+                                                      "1.5e-7",
+                                                      "5e-324",
+                                                      "4.9e-324",
+                                                      "2e-324",
+                                                      "3e-324",
+                                                      "1e-400",
+                                                      "-1e-400",
+                                                      "1.7976931348623157e308",
+                                                      "-1.7976931348623157e308",
+                                                      "1.7976931348623158e308",
+                                                      "1e308",
+                                                      "1E+308",
+                                                      "2.2250738585072014e-308",
+                                                      "2.225073858507201e-308",
+                                                      "9007199254740991",
+                                                      "9007199254740992",
+                                                      "9007199254740993",
+                                                      "-9007199254740993",
+                                                      "18446744073709551615",
+                                                      "18446744073709551616",
+                                                      "4294967295",
+                                                      "4294967296",
+                                                      "0.1",
+                                                      "0.2",
+                                                      "0.30000000000000004",
+                                                      "3.141592653589793238462643383279502884197169399",
+                                                      "1.00000000000000011102230246251565404236316680908203125",
+                                                      "123.456",
+                                                      "1e-5",
+                                                      "0.00001",
+                                                      "1.5e300",
+                                                      "12345678901234567890e-10",
+                                                      "2.5",
+                                                      "1.25e-3",
+                                                      "100",
+                                                      "1e0",
+                                                      "10e-1",
+                                                      "0.1e1",
+                                                      "0.000000000000000000000000000000000000000000001"};
   switch (below(5)) {
-    case 0:
-      return pick(kSpellings);
-    case 4:
-      return edge_number();
+    case 0: return pick(kSpellings);
+    case 4: return edge_number();
     case 1: {  // a random double, printed with 1 to 17 significant digits
       double value;
       do {
@@ -183,8 +253,8 @@ std::string SessionWriter::number() {
       if (chance(0.6)) {
         const int exponent = static_cast<int>(below(640)) - 340;
         const int bounded = std::min(exponent, 307 - static_cast<int>(int_digits));
-        text += std::string(chance(0.5) ? "e" : "E") + (bounded >= 0 && chance(0.5) ? "+" : "") +
-                std::to_string(bounded);
+        text +=
+            std::string(chance(0.5) ? "e" : "E") + (bounded >= 0 && chance(0.5) ? "+" : "") + std::to_string(bounded);
       }
       return text;
     }
@@ -200,8 +270,10 @@ std::string SessionWriter::edge_number() {
       const int exponent = pick(kExponents);
       std::string mantissa = digits(1, true);
       if (chance(0.6)) mantissa += "." + digits(1 + below(16), false);
-      if (chance(0.3)) return sign + (exponent > 0 ? mantissa.substr(0, 1) + digits(static_cast<std::size_t>(exponent), false)
-                                                   : "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + mantissa.substr(0, 1));
+      if (chance(0.3))
+        return sign + (exponent > 0
+                           ? mantissa.substr(0, 1) + digits(static_cast<std::size_t>(exponent), false)
+                           : "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + mantissa.substr(0, 1));
       return sign + mantissa + (chance(0.5) ? "e" : "E") + std::to_string(exponent);
     }
     case 1: {  // integers from 2^53 to 2^63, exact powers now and then
@@ -214,9 +286,9 @@ std::string SessionWriter::edge_number() {
     case 2: {  // the largest doubles, spelled every way
       note(Shape::near_max_double);
       static const std::vector<std::string> kLargest = {
-          "1.7976931348623157e308", "1.7976931348623156e308", "1.797693134862315e308", "1.7976931348623158e308",
-          "1.7976931348623157E+308", "17976931348623157e292", "0.17976931348623157e309", "8.98846567431158e307",
-          "1.7976931348623155e308"};
+          "1.7976931348623157e308",  "1.7976931348623156e308",  "1.797693134862315e308",
+          "1.7976931348623158e308",  "1.7976931348623157E+308", "17976931348623157e292",
+          "0.17976931348623157e309", "8.98846567431158e307",    "1.7976931348623155e308"};
       return sign + pick(kLargest);
     }
     default: {  // 309 digits and more: the largest double's length; fits while below 1.797...e308
@@ -231,16 +303,15 @@ std::string SessionWriter::edge_number() {
 
 std::string SessionWriter::key() {
   static const std::vector<std::string> kKeys = {
-      R"("0")",        R"("1")",          R"("2")",        R"("9")",        R"("10")",
-      R"("4294967294")", R"("4294967295")", R"("4294967296")", R"("01")",      R"("00")",
-      R"("-1")",       R"("-0")",         R"("1.5")",      R"("1e3")",      R"("+1")",
-      R"(" 1")",       R"("99999999999")", R"("\u0030")",   R"("1\u0030")",  R"("__proto__")",
-      R"("constructor")", R"("toString")", R"("length")",   R"("")",         R"("a")",
-      R"("b")",        R"("role")",       R"("content")",  R"("é")",        R"("😀")",
+      R"("0")",           R"("1")",          R"("2")",           R"("9")",        R"("10")",          R"("4294967294")",
+      R"("4294967295")",  R"("4294967296")", R"("01")",          R"("00")",       R"("-1")",          R"("-0")",
+      R"("1.5")",         R"("1e3")",        R"("+1")",          R"(" 1")",       R"("99999999999")", R"("\u0030")",
+      R"("1\u0030")",     R"("__proto__")",  R"("constructor")", R"("toString")", R"("length")",      R"("")",
+      R"("a")",           R"("b")",          R"("role")",        R"("content")",  R"("é")",           R"("😀")",
       R"("\ud83d\ude00")"};
   if (chance(0.25)) {  // around the largest array index, 2^32 - 2
     note(Shape::index_key);
-    static const std::vector<std::string> kEdges = {"4294967293", "4294967294", "4294967295", "4294967296",
+    static const std::vector<std::string> kEdges = {"4294967293", "4294967294", "4294967295",          "4294967296",
                                                     "4294967297", "8589934592", "18446744073709551616"};
     return "\"" + (chance(0.7) ? pick(kEdges) : std::to_string(4294967290ull + below(10))) + "\"";
   }
@@ -280,14 +351,11 @@ std::string SessionWriter::deep(int level, int deepest) {
 std::string SessionWriter::value(int level) {
   const std::size_t kind = below(level > 6 ? 5 : 7);
   switch (kind) {
-    case 0:
-      return pick(std::vector<std::string>{"null", "true", "false"});
+    case 0: return pick(std::vector<std::string>{"null", "true", "false"});
     case 1:
-    case 2:
-      return number();
+    case 2: return number();
     case 3:
-    case 4:
-      return string_literal(4);
+    case 4: return string_literal(4);
     case 5: {
       std::vector<std::string> items;
       for (std::size_t n = below(4); n > 0; --n) items.push_back(value(level + 1));

@@ -27,14 +27,33 @@ inline constexpr int kMaxDepth = 512;
 
 // What the generator wrote, one counter each (SessionWriter::counts()).
 enum class Shape : std::size_t {
-  user, assistant, tool,                              // the three records (SPEC.md §1)
-  astral, lone_escape, control_char,                  // strings: astral characters, lone surrogate escapes, controls
-  exponent_switch, int_2_53_to_2_63, near_max_double, digits_309,  // numbers at the printer's and parser's edges
-  index_key, duplicate_key, wrong_case_key,           // keys: array-index-like near 2^32-2, repeated, Role/CONTENT
-  deep_nesting,                                       // nesting at or past 512
-  parallel_calls, interleaved_rounds, nested_rounds, pending_call, orphan_result, repeated_id,  // units (§5.1)
-  invalid_utf8, torn_last_line, bom, cr, nul, whitespace_line,  // damage to the bytes
-  vector_mutation,                                    // a mutated input of a conformance vector
+  user,
+  assistant,
+  tool,  // the three records (SPEC.md §1)
+  astral,
+  lone_escape,
+  control_char,  // strings: astral characters, lone surrogate escapes, controls
+  exponent_switch,
+  int_2_53_to_2_63,
+  near_max_double,
+  digits_309,  // numbers at the printer's and parser's edges
+  index_key,
+  duplicate_key,
+  wrong_case_key,  // keys: array-index-like near 2^32-2, repeated, Role/CONTENT
+  deep_nesting,    // nesting at or past 512
+  parallel_calls,
+  interleaved_rounds,
+  nested_rounds,
+  pending_call,
+  orphan_result,
+  repeated_id,  // units (§5.1)
+  invalid_utf8,
+  torn_last_line,
+  bom,
+  cr,
+  nul,
+  whitespace_line,  // damage to the bytes
+  vector_mutation,  // a mutated input of a conformance vector
   count
 };
 inline constexpr std::size_t kShapeCount = static_cast<std::size_t>(Shape::count);

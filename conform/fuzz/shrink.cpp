@@ -1,7 +1,7 @@
 #include "fuzz/shrink.hpp"
 
-#include "fuzz/byte_damage.hpp"  // split_lines
 #include "base/utf8.hpp"
+#include "fuzz/byte_damage.hpp"  // split_lines
 
 #include <algorithm>
 #include <string_view>
@@ -99,9 +99,12 @@ class Scanner {
   }
   std::size_t string(std::size_t at) const {
     for (std::size_t i = at + 1; i < text_.size(); ++i) {
-      if (text_[i] == '\\') ++i;
-      else if (text_[i] == '"') return i + 1;
-      else if (text_[i] == '\n') return npos;
+      if (text_[i] == '\\')
+        ++i;
+      else if (text_[i] == '"')
+        return i + 1;
+      else if (text_[i] == '\n')
+        return npos;
     }
     return npos;
   }
@@ -202,7 +205,8 @@ ShrinkResult shrink(const std::string& input, const std::function<bool(const std
     progress = simplify_values(best, shrinker) || progress;
     progress = drop_pieces(best, shrinker, chars, join_lines) || progress;
     if (!progress) {
-      progress = drop_pieces(best, shrinker, bytes, [](const std::vector<char>& c) { return std::string(c.begin(), c.end()); });
+      progress = drop_pieces(best, shrinker, bytes,
+                             [](const std::vector<char>& c) { return std::string(c.begin(), c.end()); });
     }
   }
   return {best, shrinker.tries(), shrinker.exhausted()};

@@ -26,8 +26,9 @@ std::string shell_line(const std::vector<std::string>& words) {
   std::string line;
   for (const std::string& word : words) {
     if (!line.empty()) line += ' ';
-    const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                "0123456789-_./=:@%+,") == std::string::npos;
+    const bool plain = !word.empty() && word.find_first_not_of(
+                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_./=:@%+,") == std::string::npos;
     if (plain) {
       line += word;
       continue;
@@ -62,7 +63,8 @@ std::filesystem::path write_vector(const std::filesystem::path& out, const Found
   std::string script = "#!/bin/sh\n# What agent-session-conform fuzz found; run from where it ran.\n";
   for (const std::string& line : vector.reproduce) script += line + "\n";
   write_file(dir / "reproduce.sh", script);
-  std::filesystem::permissions(dir / "reproduce.sh", std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+  std::filesystem::permissions(dir / "reproduce.sh",
+                               std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
                                std::filesystem::perm_options::add);
   return dir;
 }

@@ -15,10 +15,10 @@
 namespace agent_session::fuzz {
 
 struct FoundVector {
-  std::string name;     // the folder's name, e.g. fuzz_7_123
-  std::string input;    // input.jsonl's bytes
-  std::string rule;     // "SPEC §3: the canonical serialization"
-  std::string about;    // one sentence
+  std::string name;   // the folder's name, e.g. fuzz_7_123
+  std::string input;  // input.jsonl's bytes
+  std::string rule;   // "SPEC §3: the canonical serialization"
+  std::string about;  // one sentence
   std::vector<cli::Check> checks;
   std::vector<std::string> reproduce;  // shell lines
 };

@@ -12,7 +12,8 @@ constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 constexpr std::array<std::int8_t, 256> kValues = [] {
   std::array<std::int8_t, 256> values{};
   values.fill(-1);
-  for (std::size_t i = 0; i < kAlphabet.size(); ++i) values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
+  for (std::size_t i = 0; i < kAlphabet.size(); ++i)
+    values[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
   return values;
 }();
 

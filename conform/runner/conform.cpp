@@ -1,21 +1,21 @@
-#include "base/decimal.hpp"
 #include "runner/conform.hpp"
+#include "base/decimal.hpp"
 
+#include "base/printable.hpp"
 #include "runner/conform_judge.hpp"
 #include "runner/conform_report.hpp"
 #include "runner/conform_select.hpp"
 #include "runner/port_runner.hpp"
 #include "runner/subprocess.hpp"
 #include "runner/vector_files.hpp"
-#include "base/printable.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
-#include <cstring>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -35,15 +35,13 @@ using agent_session::internal::terminal_safe;
 // What running one vector found.
 struct VectorReport {
   VectorOutcome outcome;
-  std::string fatal;                  // the runner cannot go on: stop with `fatal_code`
-  int fatal_code = 0;                 // 2: the port cannot be executed; 3: resources ran out
+  std::string fatal;   // the runner cannot go on: stop with `fatal_code`
+  int fatal_code = 0;  // 2: the port cannot be executed; 3: resources ran out
 };
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
@@ -94,7 +92,8 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
     // A run that ran out its timeout: the vector's other runs would too.
     if (result.end == ProcessEnd::timed_out || result.end == ProcessEnd::parent_stopped) {
       const std::size_t others = vector.checks.size() - index - 1;
-      if (others > 0) report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
+      if (others > 0)
+        report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
       return false;
     }
   }

@@ -16,10 +16,9 @@
 // It prints one line per failing check, ending with the command that
 // reproduces it, one SKIP line per vector of the skip file, and ends with
 // `N passed, M failed` (N and M count vectors), then `, K skipped` when
-// K > 0. Reports for CI (JUnit XML, JSON, TAP): runner/conform_report.hpp. Everything it prints that comes from a vector
-// or the port (names, arguments, output excerpts, the command) goes
-// through terminal_safe (base/printable.hpp), so none of it can break a line or reach the
-// terminal as an escape sequence.
+// K > 0. Reports for CI (JUnit XML, JSON, TAP): runner/conform_report.hpp. Everything it prints that comes from a
+// vector or the port (names, arguments, output excerpts, the command) goes through terminal_safe (base/printable.hpp),
+// so none of it can break a line or reach the terminal as an escape sequence.
 //
 // With vectors 1.1.0 or later it adds the built-in vector
 // builtin_missing_file (runner/conform_judge.hpp: missing_file_vector,

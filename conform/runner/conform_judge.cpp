@@ -79,8 +79,8 @@ Vector missing_file_vector(const std::filesystem::path& missing) {
   Vector vector;
   vector.name = kMissingFileVector;
   vector.input_path = missing;
-  for (std::vector<std::string> args : {std::vector<std::string>{"check"}, {"estimate"}, {"canon"},
-                                        {"trim", "--max-chars", "100"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"check"}, {"estimate"}, {"canon"}, {"trim", "--max-chars", "100"}}) {
     Check check;
     check.args = std::move(args);
     check.exit = 3;
@@ -115,9 +115,11 @@ Vector load_vector(const VectorDir& dir) {
 
 // Why `result` fails `check`, or nothing when it passes.
 std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout) {
-  if (result.end != ProcessEnd::exited) return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
+  if (result.end != ProcessEnd::exited)
+    return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
   if (result.exit_code != check.exit) {
-    return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) + stderr_hint(result);
+    return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) +
+           stderr_hint(result);
   }
   if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
   if (check.exit == 1 && !contains_error(result.err, check.error)) {

@@ -1,5 +1,5 @@
-#include "base/decimal.hpp"
 #include "runner/conform_options.hpp"
+#include "base/decimal.hpp"
 
 #include "runner/conform.hpp"
 #include "runner/exec_adapter.hpp"
@@ -51,7 +51,8 @@ double seconds(std::string_view text) {
 
 std::string report(std::string_view text) {
   const bool kind = text.starts_with("junit=") || text.starts_with("json=");
-  if (!kind || text.find('=') + 1 == text.size()) usage("--report: " + quoted(text) + " is not junit=FILE or json=FILE");
+  if (!kind || text.find('=') + 1 == text.size())
+    usage("--report: " + quoted(text) + " is not junit=FILE or json=FILE");
   return std::string(text);
 }
 
@@ -65,9 +66,9 @@ struct ValueOption {
   std::string_view name;
   bool repeatable;
 };
-constexpr ValueOption kValueOptions[] = {{"--vectors", false}, {"--timeout", false},   {"--jobs", false},
-                                         {"--max-output", false}, {"--only", true},   {"--skip-file", false},
-                                         {"--format", false},  {"--report", true}};
+constexpr ValueOption kValueOptions[] = {{"--vectors", false},    {"--timeout", false}, {"--jobs", false},
+                                         {"--max-output", false}, {"--only", true},     {"--skip-file", false},
+                                         {"--format", false},     {"--report", true}};
 constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict", "--harness"};
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
@@ -141,7 +142,9 @@ std::string conform_help(std::string_view program) {
   const std::string name(program);
   return "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, then again "
          "with - and the input on standard input. Exit 0: every vector passed; 1: some failed.\n"
-         "Usage: " + name + " [OPTIONS] [-- CMD...]\n"
+         "Usage: " +
+         name +
+         " [OPTIONS] [-- CMD...]\n"
          "\n"
          "Positionals:\n"
          "  CMD ARGS...                 the port's command line, after -- (every word after -- is the port's)\n"
@@ -175,17 +178,27 @@ std::string conform_help(std::string_view program) {
          "Everything after -- is the port's command line. Output: one line per failing check, ending with the "
          "command that reproduces it, then 'N passed, M failed' (vectors), and ', K skipped' when the skip file "
          "skipped any; names and the port's output are escaped. Exit 2: usage error (no vectors folder, no CMD or "
-         "one that cannot run, with --harness one that does not answer start, an --only that matches nothing, a bad skip file); 3: a vectors folder that cannot "
+         "one that cannot run, with --harness one that does not answer start, an --only that matches nothing, a bad "
+         "skip file); 3: a vectors folder that cannot "
          "be read, a report that cannot be written, or processes, pipes or memory ran out.\n"
-         "'" + name + " exec-adapter [--timeout S] [--max-output N] -- PORT...' speaks the harness protocol on "
+         "'" +
+         name +
+         " exec-adapter [--timeout S] [--max-output N] -- PORT...' speaks the harness protocol on "
          "standard input and output and runs each request as PORT ARGS... in exec mode, so that any port can be "
          "driven with --harness.\n"
          "'agent-session-conform fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port "
          "against the reference (agent-session-conform fuzz --help; in the project's build only).\n"
-         "Examples:\n  " + name + " -- node tests/oracle/cli.mjs\n"
-         "  " + name + " --harness --jobs 2 -- node tests/oracle/cli.mjs\n"
-         "  " + name + " --strict --timeout 5 --jobs 2 -- ./my-port\n"
-         "  " + name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
+         "Examples:\n  " +
+         name +
+         " -- node tests/oracle/cli.mjs\n"
+         "  " +
+         name +
+         " --harness --jobs 2 -- node tests/oracle/cli.mjs\n"
+         "  " +
+         name +
+         " --strict --timeout 5 --jobs 2 -- ./my-port\n"
+         "  " +
+         name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
 }
 
 std::string default_vectors_folder() {
@@ -203,14 +216,15 @@ std::string default_vectors_folder() {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err) {
-  if (!args.empty() && args.front() == "exec-adapter") return exec_adapter_main({args.begin() + 1, args.end()}, in, out, err);
+  if (!args.empty() && args.front() == "exec-adapter")
+    return exec_adapter_main({args.begin() + 1, args.end()}, in, out, err);
   ConformOptions options;
   try {
     options = parse_conform_options(args);
   } catch (const ConformUsageError& error) {
     // `agent-session: conform: ...` in our CLI, `agent-session-conform: ...` on its own.
-    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program))
-        << ": " << error.message << " (" << program << " --help shows the usage)\n";
+    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program)) << ": "
+        << error.message << " (" << program << " --help shows the usage)\n";
     return 2;
   }
   options.program = std::string(program);
@@ -226,8 +240,7 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
 
 namespace agent_session::cli {
 
-int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
-                 std::ostream& err) {
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err) {
   return conform_main(args, program, std::cin, out, err);
 }
 

@@ -17,20 +17,20 @@
 namespace agent_session::cli {
 
 struct ConformOptions {
-  std::string vectors = "corpus/conformance";  // the parser's default: default_vectors_folder()
-  double timeout_seconds = 10;                 // per run of the port; then it is killed and the check fails
-  unsigned jobs = 1;                           // vectors run at once
+  std::string vectors = "corpus/conformance";     // the parser's default: default_vectors_folder()
+  double timeout_seconds = 10;                    // per run of the port; then it is killed and the check fails
+  unsigned jobs = 1;                              // vectors run at once
   std::size_t max_output = std::size_t{1} << 20;  // bytes kept per output stream of a run; more fails the check
-  std::vector<std::string> command;            // the port: CMD [ARGS...]; not needed by --version, --list
-  bool show_version = false;                   // print the runner's and the vectors' versions, run nothing
-  bool list = false;                           // print the chosen vectors' names, run nothing
-  std::vector<std::string> only;               // fnmatch globs: run the vectors matching any (all when empty)
-  std::string skip_file;                       // vectors not to run, one name a line; counted as skipped
-  bool strict = false;                         // a skipped vector fails the run
-  bool harness = false;                        // one long-lived `CMD harness` per job (corpus/conformance/harness.md)
-  std::string format = "text";                 // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
-  std::vector<std::string> reports;            // "junit=FILE", "json=FILE": written after the run
-  bool show_help = false;                      // -h, --help: print conform_help, run nothing
+  std::vector<std::string> command;               // the port: CMD [ARGS...]; not needed by --version, --list
+  bool show_version = false;                      // print the runner's and the vectors' versions, run nothing
+  bool list = false;                              // print the chosen vectors' names, run nothing
+  std::vector<std::string> only;                  // fnmatch globs: run the vectors matching any (all when empty)
+  std::string skip_file;                          // vectors not to run, one name a line; counted as skipped
+  bool strict = false;                            // a skipped vector fails the run
+  bool harness = false;              // one long-lived `CMD harness` per job (corpus/conformance/harness.md)
+  std::string format = "text";       // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
+  std::vector<std::string> reports;  // "junit=FILE", "json=FILE": written after the run
+  bool show_help = false;            // -h, --help: print conform_help, run nothing
   std::string program = "agent-session conform";  // set by conform_main: who errors are from
 };
 
@@ -62,8 +62,7 @@ std::string default_vectors_folder();
 // to see the help, and exit 2. A failed write to `out` throws, as `out` does.
 // `exec-adapter ...` as the first word serves the harness protocol on
 // `in` and `out` instead (runner/exec_adapter.hpp); without `in`, std::cin.
-int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out,
-                 std::ostream& err);
+int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err);
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err);
 

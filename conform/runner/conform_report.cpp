@@ -107,14 +107,38 @@ std::string xml_escaped(std::string_view text, bool attribute) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
-      case '&': out += "&amp;"; ++i; continue;
-      case '<': out += "&lt;"; ++i; continue;
-      case '>': out += "&gt;"; ++i; continue;
-      case '"': out += "&quot;"; ++i; continue;
-      case '\'': out += "&apos;"; ++i; continue;
-      case '\t': out += attribute ? "&#9;" : "\t"; ++i; continue;
-      case '\n': out += attribute ? "&#10;" : "\n"; ++i; continue;
-      case '\r': out += "&#13;"; ++i; continue;
+      case '&':
+        out += "&amp;";
+        ++i;
+        continue;
+      case '<':
+        out += "&lt;";
+        ++i;
+        continue;
+      case '>':
+        out += "&gt;";
+        ++i;
+        continue;
+      case '"':
+        out += "&quot;";
+        ++i;
+        continue;
+      case '\'':
+        out += "&apos;";
+        ++i;
+        continue;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        ++i;
+        continue;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        ++i;
+        continue;
+      case '\r':
+        out += "&#13;";
+        ++i;
+        continue;
       default: break;
     }
     const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(text, i);
@@ -210,8 +234,11 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
   report["vectors"] = run.vectors;
   report["command"] = run.command;
   report["strict"] = run.strict;
-  report["summary"] = {{"vectors", run.results.size()}, {"passed", run.passed}, {"failed", run.failed},
-                       {"skipped", run.skipped}, {"seconds", run.seconds}};
+  report["summary"] = {{"vectors", run.results.size()},
+                       {"passed", run.passed},
+                       {"failed", run.failed},
+                       {"skipped", run.skipped},
+                       {"seconds", run.seconds}};
   auto& results = report["results"] = nlohmann::ordered_json::array();
   for (const auto& vector : run.results) {
     nlohmann::ordered_json entry;
@@ -250,8 +277,9 @@ void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostr
   std::string failures;
   for (const auto& check : vector.checks) {
     if (check.verdict == Verdict::pass) continue;
-    failures += "    - check: " + yaml_string(case_name(vector, check)) + "\n      verdict: " +
-                verdict_name(check.verdict) + "\n      message: " + yaml_string(check.message) + '\n';
+    failures += "    - check: " + yaml_string(case_name(vector, check)) +
+                "\n      verdict: " + verdict_name(check.verdict) + "\n      message: " + yaml_string(check.message) +
+                '\n';
     if (!check.reproduce.empty()) failures += "      reproduce: " + yaml_string(check.reproduce) + '\n';
   }
   if (!failures.empty()) out << "  checks:\n" << failures;

@@ -23,15 +23,15 @@ struct CheckOutcome {
   std::string args;                // the same, joined by spaces
   bool from_stdin = false;         // FILE was `-`
   Verdict verdict = Verdict::pass;
-  std::string message;             // fail: what differed; skip: why it did not run
-  std::string reproduce;           // fail: a command line for sh that runs it again
+  std::string message;    // fail: what differed; skip: why it did not run
+  std::string reproduce;  // fail: a command line for sh that runs it again
   double seconds = 0;
 };
 
 struct VectorOutcome {
-  std::string name;                // the folder's name, escaped
-  bool skipped = false;            // listed in the skip file: nothing ran
-  std::string problem;             // the vector itself is unusable: it fails
+  std::string name;      // the folder's name, escaped
+  bool skipped = false;  // listed in the skip file: nothing ran
+  std::string problem;   // the vector itself is unusable: it fails
   std::vector<CheckOutcome> checks;
   double seconds = 0;
   bool failed() const;
@@ -39,11 +39,11 @@ struct VectorOutcome {
 
 struct RunOutcome {
   std::string runner_version;
-  std::string vectors_version;          // empty when unknown, then:
-  std::string vectors_version_problem;  // why (VERSION missing or malformed)
-  std::string vectors;                  // the folder, escaped
-  std::vector<std::string> command;     // the port, each word escaped
-  std::vector<VectorOutcome> results;   // in vector order
+  std::string vectors_version;                      // empty when unknown, then:
+  std::string vectors_version_problem;              // why (VERSION missing or malformed)
+  std::string vectors;                              // the folder, escaped
+  std::vector<std::string> command;                 // the port, each word escaped
+  std::vector<VectorOutcome> results;               // in vector order
   std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
   bool strict = false;
   double seconds = 0;

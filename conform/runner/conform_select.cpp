@@ -1,5 +1,5 @@
-#include "base/decimal.hpp"
 #include "runner/conform_select.hpp"
+#include "base/decimal.hpp"
 
 #include "base/printable.hpp"
 
@@ -20,9 +20,7 @@ namespace fs = std::filesystem;
 using agent_session::internal::terminal_safe;
 
 // A version's number: decimal, without a leading zero.
-bool is_number(std::string_view text) {
-  return internal::is_decimal(text) && (text.size() == 1 || text[0] != '0');
-}
+bool is_number(std::string_view text) { return internal::is_decimal(text) && (text.size() == 1 || text[0] != '0'); }
 
 std::string_view trimmed(std::string_view text) {
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <string_view>
 #include <ostream>
+#include <string_view>
 
 namespace agent_session::cli {
 
@@ -38,7 +38,9 @@ int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, st
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
   std::string shown;
   for (const auto& word : options.command) shown += (shown.empty() ? "" : " ") + word;
-  const HarnessPort port{"exec-adapter: " + shown, std::string(runner_version()), "any (exec mode)",
+  const HarnessPort port{"exec-adapter: " + shown,
+                         std::string(runner_version()),
+                         "any (exec mode)",
                          {"check", "estimate", "canon", "trim", "append"}};
   return serve_harness(in, out, port, [&](const std::vector<std::string>& argv, std::string_view input) {
     std::vector<std::string> command = options.command;

@@ -42,19 +42,22 @@ bool nonempty_string(const json& object, const char* key) {
 // what the port said of itself.
 std::string start_problem(const std::string& line, HarnessPort& port) {
   const json answer = json::parse(line, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object()) return "answered start with " + excerpt(line) + ", not a JSON object";
+  if (answer.is_discarded() || !answer.is_object())
+    return "answered start with " + excerpt(line) + ", not a JSON object";
   if (answer.value("op", json()) == "error") {
     return "answered start with an error: " + excerpt(answer.value("message", json("")).dump());
   }
   if (answer.value("op", json()) != "start") return "answered start with " + excerpt(line);
-  if (answer.value("protocol", json()) != 1) return "answered start with protocol " + excerpt(answer.value("protocol", json()).dump()) + ", not 1";
+  if (answer.value("protocol", json()) != 1)
+    return "answered start with protocol " + excerpt(answer.value("protocol", json()).dump()) + ", not 1";
   const json& about = answer.value("port", json());
   if (!about.is_object() || !nonempty_string(about, "name") || !nonempty_string(about, "version") ||
       !nonempty_string(about, "language")) {
     return "answered start without port.name, port.version and port.language (non-empty strings)";
   }
   const json& commands = answer.value("commands", json());
-  if (!commands.is_array() || !std::all_of(commands.begin(), commands.end(), [](const json& c) { return c.is_string(); })) {
+  if (!commands.is_array() ||
+      !std::all_of(commands.begin(), commands.end(), [](const json& c) { return c.is_string(); })) {
     return "answered start without commands (an array of strings)";
   }
   port = {about["name"].get<std::string>(), about["version"].get<std::string>(), about["language"].get<std::string>(),
@@ -133,7 +136,8 @@ ProcessResult HarnessClient::failed(ProcessEnd end, std::string reason) {
 
 ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::string_view input) {
   if (!process_) {
-    if (const auto problem = start()) return failed(ProcessEnd::harness_failure, "cannot restart the port: " + *problem);
+    if (const auto problem = start())
+      return failed(ProcessEnd::harness_failure, "cannot restart the port: " + *problem);
   }
   const std::uint64_t seq = ++seq_;
   nlohmann::ordered_json request = {{"op", "run"}, {"seq", seq}, {"argv", argv}, {"stdin_b64", base64_encode(input)}};
@@ -141,19 +145,18 @@ ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::stri
   std::string line;
   const auto deadline = Clock::now() + settings_.timeout;
   switch (process_->exchange(request.dump() + "\n", line, line_limit(settings_.max_output), deadline)) {
-    case LiveProcess::Exchange::timed_out:
-      return failed(ProcessEnd::timed_out, "");
+    case LiveProcess::Exchange::timed_out: return failed(ProcessEnd::timed_out, "");
     case LiveProcess::Exchange::too_long:
       return failed(ProcessEnd::harness_failure, "the port answered with a line of more than " +
                                                      std::to_string(line_limit(settings_.max_output)) +
                                                      " bytes, more than --max-output allows (killed)");
     case LiveProcess::Exchange::closed: {
-      const ProcessResult end = process_->close(Clock::now() + std::min<std::chrono::milliseconds>(settings_.timeout, kHarnessGrace));
+      const ProcessResult end =
+          process_->close(Clock::now() + std::min<std::chrono::milliseconds>(settings_.timeout, kHarnessGrace));
       return failed(ProcessEnd::harness_failure, "the port's harness process ended without answering (" +
                                                      describe_end(end, settings_.timeout) + stderr_hint(end.err) + ")");
     }
-    case LiveProcess::Exchange::answered:
-      break;
+    case LiveProcess::Exchange::answered: break;
   }
   const json answer = json::parse(line, nullptr, false);
   const auto broke = [&](const std::string& why) {
@@ -201,7 +204,8 @@ std::optional<std::string> HarnessClient::stop() {
   const auto exchange = process_->exchange("{\"op\":\"stop\"}\n", line, line_limit(settings_.max_output), deadline);
   if (exchange != LiveProcess::Exchange::answered) {
     problem = "did not answer stop";
-  } else if (const json answer = json::parse(line, nullptr, false); !answer.is_object() || answer.value("op", json()) != "stop") {
+  } else if (const json answer = json::parse(line, nullptr, false);
+             !answer.is_object() || answer.value("op", json()) != "stop") {
     problem = "answered stop with " + excerpt(line);
   }
   const ProcessResult end = process_->close(deadline);

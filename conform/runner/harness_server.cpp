@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
 #include <istream>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -105,9 +105,8 @@ ProcessResult LiveProcess::close(Clock::time_point until) {
   SupervisorReport word{};
   bool reported = false, supervisor_died = false;
   while (!reported && !supervisor_died && Clock::now() < until) {
-    std::array<pollfd, 3> fds{{{started_.out.get(), POLLIN, 0},
-                               {started_.err.get(), POLLIN, 0},
-                               {supervisor.report(), POLLIN, 0}}};
+    std::array<pollfd, 3> fds{
+        {{started_.out.get(), POLLIN, 0}, {started_.err.get(), POLLIN, 0}, {supervisor.report(), POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), poll_timeout(until));
     if (ready < 0 && errno != EINTR) throw_errno("poll");
     if (ready <= 0) continue;

@@ -2,8 +2,8 @@
 // as `agent-session conform` (runner/conform_options.hpp). Built by
 // conform/CMakeLists.txt with nothing but the standard library, POSIX and
 // nlohmann/json.
-#include "runner/conform_options.hpp"
 #include "base/std_streams.hpp"
+#include "runner/conform_options.hpp"
 
 #include "base/printable.hpp"
 

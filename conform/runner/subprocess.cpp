@@ -159,9 +159,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
 std::string describe_end(const ProcessResult& result, std::chrono::milliseconds timeout) {
   std::ostringstream text;
   switch (result.end) {
-    case ProcessEnd::exited:
-      text << "exit " << result.exit_code;
-      break;
+    case ProcessEnd::exited: text << "exit " << result.exit_code; break;
     case ProcessEnd::signaled:
       text << "killed by signal " << result.signal << " (" << ::strsignal(result.signal) << ")";
       break;
@@ -172,13 +170,11 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
       text << "wrote more than " << result.output_limit << " bytes to " << result.overflowed << " (killed)";
       break;
     case ProcessEnd::not_started:
-    case ProcessEnd::harness_failure:
-      text << result.error;
-      break;
+    case ProcessEnd::harness_failure: text << result.error; break;
     case ProcessEnd::parent_killed:
     case ProcessEnd::supervisor_killed:
       text << (result.end == ProcessEnd::parent_killed ? "its parent process, the runner's helper,"
-                                                        : "the runner's supervisor process");
+                                                       : "the runner's supervisor process");
       if (result.signal != 0) {
         text << " was killed by signal " << result.signal << " (" << ::strsignal(result.signal) << ")";
       } else {

@@ -16,11 +16,11 @@
 namespace agent_session::cli {
 
 enum class ProcessEnd {
-  exited,       // exit_code holds the status
-  signaled,     // signal holds the signal that killed it (a crash)
-  timed_out,    // still running at the deadline: killed with SIGKILL
-  output_limit, // wrote more than output_limit bytes on one stream: killed with SIGKILL
-  not_started,  // the program could not be executed; `error` says why
+  exited,        // exit_code holds the status
+  signaled,      // signal holds the signal that killed it (a crash)
+  timed_out,     // still running at the deadline: killed with SIGKILL
+  output_limit,  // wrote more than output_limit bytes on one stream: killed with SIGKILL
+  not_started,   // the program could not be executed; `error` says why
   // Its parent, a helper process of ours (runner/supervisor.hpp), died
   // before the program's end was known (the program killed it, most
   // likely): `signal` holds the signal that killed it, or exit_code its
@@ -43,9 +43,9 @@ struct ProcessResult {
   ProcessEnd end = ProcessEnd::not_started;
   int exit_code = -1;
   int signal = 0;
-  std::string out;    // what it wrote to standard output (at most output_limit bytes)
-  std::string err;    // what it wrote to standard error (at most output_limit bytes)
-  std::string error;  // why it did not start (not_started), how the protocol broke (harness_failure)
+  std::string out;               // what it wrote to standard output (at most output_limit bytes)
+  std::string err;               // what it wrote to standard error (at most output_limit bytes)
+  std::string error;             // why it did not start (not_started), how the protocol broke (harness_failure)
   std::size_t output_limit = 0;  // the cap it ran under
   const char* overflowed = "";   // "standard output" or "standard error" (output_limit only)
 };

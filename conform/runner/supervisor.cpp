@@ -1,5 +1,5 @@
-#include "base/decimal.hpp"
 #include "runner/supervisor.hpp"
+#include "base/decimal.hpp"
 
 #include <cerrno>
 #include <cstddef>
@@ -152,14 +152,16 @@ int kill_tree(pid_t self) {
   if (proc >= 0) {
     for_each_process(proc, [&](pid_t pid, const char* name) {
       const pid_t up = parent_of(proc, name);
-      if (pid <= 0 || up <= 0 || static_cast<std::size_t>(pid) >= limit || static_cast<std::size_t>(up) >= limit) return;
+      if (pid <= 0 || up <= 0 || static_cast<std::size_t>(pid) >= limit || static_cast<std::size_t>(up) >= limit)
+        return;
       parent[pid] = up;
       next_sibling[pid] = first_child[up];
       first_child[up] = pid;
     });
     std::size_t head = 0, tail = 0;
     const auto enqueue_children = [&](pid_t of) {
-      for (pid_t child = first_child[of]; child != 0 && tail < limit; child = next_sibling[child]) queue[tail++] = child;
+      for (pid_t child = first_child[of]; child != 0 && tail < limit; child = next_sibling[child])
+        queue[tail++] = child;
       first_child[of] = 0;  // taken: a pid seen twice (reused during the scan) cannot loop
     };
     enqueue_children(self);
@@ -236,8 +238,8 @@ void kill_descendants(pid_t self) {
 // stop stays waitable: the supervisor never collects stop events.
 int stop_signal(pid_t parent) {
   siginfo_t info{};
-  if (::waitid(P_PID, static_cast<id_t>(parent), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
-      info.si_pid == parent && info.si_code == CLD_STOPPED) {
+  if (::waitid(P_PID, static_cast<id_t>(parent), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 && info.si_pid == parent &&
+      info.si_code == CLD_STOPPED) {
     return info.si_status;
   }
   return 0;
@@ -296,8 +298,7 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   SupervisorReport word{};
   for (;;) {
     siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(parent), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == parent) {
+    if (::waitid(P_PID, static_cast<id_t>(parent), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == parent) {
       break;
     }
     const int sig = ::sigwaitinfo(&waited, nullptr);
@@ -319,9 +320,9 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   while (::waitpid(parent, &parent_status, 0) < 0 && errno == EINTR) {
   }
   // It exits 0 only after its word is in the pipe.
-  const bool relayed = WIFEXITED(parent_status) && WEXITSTATUS(parent_status) == 0 &&
-                       ::read(relay[0], &word.wait_status, sizeof word.wait_status) ==
-                           static_cast<ssize_t>(sizeof word.wait_status);
+  const bool relayed =
+      WIFEXITED(parent_status) && WEXITSTATUS(parent_status) == 0 &&
+      ::read(relay[0], &word.wait_status, sizeof word.wait_status) == static_cast<ssize_t>(sizeof word.wait_status);
   if (!relayed) {
     word.parent_end = kParentKilled;
     word.parent_status = parent_status;

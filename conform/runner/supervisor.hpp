@@ -48,11 +48,11 @@ namespace agent_session::cli {
 // threaded process may only make async-signal-safe calls.
 struct SupervisorLaunch {
   char* const* argv;
-  int in, out, err;        // the program's standard streams: the input's read end, the outputs' write ends
-  int status;              // close-on-exec pipe: a StartFailure when the program cannot start, else nothing
-  int report;              // pipe: a SupervisorReport once the program and all it left are gone
-  sigset_t program_mask;   // the caller's signal mask, for the program
-  pid_t runner;            // our pid, to notice a runner that died before the supervisor was set up
+  int in, out, err;       // the program's standard streams: the input's read end, the outputs' write ends
+  int status;             // close-on-exec pipe: a StartFailure when the program cannot start, else nothing
+  int report;             // pipe: a SupervisorReport once the program and all it left are gone
+  sigset_t program_mask;  // the caller's signal mask, for the program
+  pid_t runner;           // our pid, to notice a runner that died before the supervisor was set up
 };
 
 struct StartFailure {

@@ -1,10 +1,10 @@
 #include "runner/vector_files.hpp"
 
-#include "base/descriptor.hpp"
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include "base/descriptor.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -44,10 +44,10 @@ class ConformAction : public test_support::TempDirTest {
   // `bash github-action.sh SUBCOMMAND` in dir_/work with `env` (NAME=value ...).
   ScriptRun run(const std::string& env, const std::string& subcommand = "run") const {
     fs::create_directories(dir_ / "work");
-    const std::string command = "cd '" + (dir_ / "work").string() + "' && env -u GITHUB_ACTIONS -u GITHUB_OUTPUT PREFIX='" +
-                                (dir_ / "prefix").string() + "' PORT='" AGENT_SESSION_CLI "' " + env + " bash '" +
-                                kScript + "' " + subcommand + " >'" + path("out").string() + "' 2>'" +
-                                path("err").string() + "'";
+    const std::string command = "cd '" + (dir_ / "work").string() +
+                                "' && env -u GITHUB_ACTIONS -u GITHUB_OUTPUT PREFIX='" + (dir_ / "prefix").string() +
+                                "' PORT='" AGENT_SESSION_CLI "' " + env + " bash '" + kScript + "' " + subcommand +
+                                " >'" + path("out").string() + "' 2>'" + path("err").string() + "'";
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path("out")), read(path("err"))};
   }
@@ -78,8 +78,8 @@ TEST_F(ConformAction, StrictAcceptsEveryUsualSpellingOfTrueAndRefusesTheRest) {
 }
 
 TEST_F(ConformAction, OnlyIsSplitOnBlanksAndCommas) {
-  for (const char* only : {"'y_user_valid y_three_valid_lines'", "'y_user_valid,y_three_valid_lines'",
-                           "' y_user_valid ,  y_three_*'"}) {
+  for (const char* only :
+       {"'y_user_valid y_three_valid_lines'", "'y_user_valid,y_three_valid_lines'", "' y_user_valid ,  y_three_*'"}) {
     const ScriptRun r = run(std::string("ONLY=") + only);
     EXPECT_EQ(r.exit_code, 0) << only << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find("2 passed, 0 failed\n"), std::string::npos) << only << "\n" << r.out;
@@ -90,8 +90,10 @@ TEST_F(ConformAction, TheRunnersOutputArrivesWhileItRuns) {
   // This runner prints a line, then waits up to 20 s for the test to
   // answer: a script that holds the output until the end never lets it.
   const fs::path release = path("release");
-  runner("echo started\ni=0\nwhile [ ! -e '" + release.string() + "' ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done\n"
-         "[ -e '" + release.string() + "' ] || exit 7\necho '1 passed, 0 failed'\n");
+  runner("echo started\ni=0\nwhile [ ! -e '" + release.string() +
+         "' ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done\n"
+         "[ -e '" +
+         release.string() + "' ] || exit 7\necho '1 passed, 0 failed'\n");
   const std::string command = "cd '" + dir_.string() + "' && PREFIX='" + (dir_ / "prefix").string() +
                               "' PORT=true bash '" + kScript + "' run 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");

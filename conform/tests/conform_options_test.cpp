@@ -87,7 +87,8 @@ TEST(ConformOptions, EverythingAfterTheSeparatorIsThePortsCommandLine) {
   EXPECT_EQ(options.command, (std::vector<std::string>{"./port", "--strict", "--", "-", "--timeout=x"}));
   EXPECT_FALSE(options.strict);
   // Before --, a word that is no option starts the command line too.
-  EXPECT_EQ(parse_conform_options({"node", "cli.mjs", "-"}).command, (std::vector<std::string>{"node", "cli.mjs", "-"}));
+  EXPECT_EQ(parse_conform_options({"node", "cli.mjs", "-"}).command,
+            (std::vector<std::string>{"node", "cli.mjs", "-"}));
   EXPECT_TRUE(parse_conform_options({"-h"}).show_help);
   EXPECT_TRUE(parse_conform_options({"--harness", "--", "p"}).harness);
   EXPECT_FALSE(parse_conform_options({"--", "p"}).harness);
@@ -140,7 +141,8 @@ TEST(ConformMain, AUsageErrorIsOneLineAndExitTwo) {
 TEST(ConformMain, EveryErrorOfTheStandaloneRunnerNamesIt) {
   const std::string vectors = (fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance").string();
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--vectors", "/nonexistent/vectors", "--", "true"}, {"--vectors", vectors},
+       {std::vector<std::string>{"--vectors", "/nonexistent/vectors", "--", "true"},
+        {"--vectors", vectors},
         {"--vectors", vectors, "--only", "no_such_vector_*", "--", "true"}}) {
     const MainRun r = conform_main(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -154,9 +156,9 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("Usage: agent-session-conform [OPTIONS]"), std::string::npos) << r.out;
-  for (const char* option : {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list",
-                             "--only", "--skip-file", "--strict", "--harness", "--format", "--report", "exec-adapter",
-                             "Examples:"}) {
+  for (const char* option :
+       {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list", "--only", "--skip-file",
+        "--strict", "--harness", "--format", "--report", "exec-adapter", "Examples:"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);

@@ -53,10 +53,39 @@ bool printable_line(const std::string& text) {
 
 // Words that sh would split, expand, glob or drop, and bytes a terminal
 // must not see: each must arrive as itself.
-const std::vector<std::string> kHostileWords = {
-    "plain", "", "two words", "it's", "\"double\"", "back\\slash", "$HOME", "`id`", "$(id)", "*", "~", "-n",
-    "100%", "%s%d", "a\nb", "trailing newline\n", "\n", "tab\there", "\x1b[2J", "\x7f", "\xff\xfe", "\xc3\xa9t\xc3\xa9",
-    "\xe2\x80\xae" "bidi", "\xc2\x85" "nel", "semi;colon", "pipe|amp&", "<in>out", "#hash", "=", "'", "''"};
+const std::vector<std::string> kHostileWords = {"plain",
+                                                "",
+                                                "two words",
+                                                "it's",
+                                                "\"double\"",
+                                                "back\\slash",
+                                                "$HOME",
+                                                "`id`",
+                                                "$(id)",
+                                                "*",
+                                                "~",
+                                                "-n",
+                                                "100%",
+                                                "%s%d",
+                                                "a\nb",
+                                                "trailing newline\n",
+                                                "\n",
+                                                "tab\there",
+                                                "\x1b[2J",
+                                                "\x7f",
+                                                "\xff\xfe",
+                                                "\xc3\xa9t\xc3\xa9",
+                                                "\xe2\x80\xae"
+                                                "bidi",
+                                                "\xc2\x85"
+                                                "nel",
+                                                "semi;colon",
+                                                "pipe|amp&",
+                                                "<in>out",
+                                                "#hash",
+                                                "=",
+                                                "'",
+                                                "''"};
 
 TEST(ShellCommand, EveryWordRoundTripsThroughShAndTheLineStaysPrintable) {
   for (const auto& word : kHostileWords) {
@@ -125,12 +154,12 @@ std::vector<const XmlElement*> testcases(const XmlElement& root) {
 TEST(XmlEscaped, EveryByteAndCodePointGivesWellFormedXml) {
   std::string all_bytes;
   for (int c = 1; c < 256; ++c) all_bytes += static_cast<char>(c);
-  const std::vector<std::string> texts = {all_bytes, "]]>", "<&\"'>", "\xef\xbf\xbe\xef\xbf\xbf", "\xed\xa0\x80",
-                                          "\xe2\x80\xae", "\xc0\xaf", "ok \xf0\x9f\x98\x80"};
+  const std::vector<std::string> texts = {all_bytes,      "]]>",          "<&\"'>",   "\xef\xbf\xbe\xef\xbf\xbf",
+                                          "\xed\xa0\x80", "\xe2\x80\xae", "\xc0\xaf", "ok \xf0\x9f\x98\x80"};
   for (const auto& text : texts) {
     for (const bool attribute : {false, true}) {
-      const std::string xml = "<a b=\"" + cli::xml_escaped(text, true) + "\">" + cli::xml_escaped(text, attribute) +
-                              "</a>";
+      const std::string xml =
+          "<a b=\"" + cli::xml_escaped(text, true) + "\">" + cli::xml_escaped(text, attribute) + "</a>";
       EXPECT_NO_THROW(MiniXml::parse(xml)) << xml;
     }
   }
@@ -151,7 +180,8 @@ TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
   const fs::path report = dir_ / "junit.xml";
   // Right for estimate; for check, output with every kind of trouble.
   const auto port = shell_port(R"(if [ "$1" = check ]; then printf ']]><&"\001\033\377'; else echo 1 messages; fi)");
-  const auto r = conform(dir_, port, {"--skip-file", (dir_ / "skip.txt").string(), "--report", "junit=" + report.string()});
+  const auto r =
+      conform(dir_, port, {"--skip-file", (dir_ / "skip.txt").string(), "--report", "junit=" + report.string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string xml = file_text(report);
   XmlElement root;
@@ -196,15 +226,16 @@ TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
 
 TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   std::ofstream(dir_ / "VERSION") << "1.0.4\n";  // before 1.1.0: no built-in vector here
-  add("y_fail", "{}\n", R"({"checks":[{"args":["check"],"exit":0,"stdout":"2 messages\n"},)"
-                        R"({"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  add("y_fail", "{}\n",
+      R"({"checks":[{"args":["check"],"exit":0,"stdout":"2 messages\n"},)"
+      R"({"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
   add("y_pass", "{}\n", kOneMessage);
   add("y_skip", "{}\n", kOneMessage);
   std::ofstream(dir_ / "skip.txt") << "y_skip\n";
   const fs::path json = dir_ / "report.json", xml = dir_ / "report.xml";
   const auto r = conform(dir_, shell_port("printf '1 messages\\n'"),
-                         {"--skip-file", (dir_ / "skip.txt").string(), "--report", "json=" + json.string(),
-                          "--report", "junit=" + xml.string()});
+                         {"--skip-file", (dir_ / "skip.txt").string(), "--report", "json=" + json.string(), "--report",
+                          "junit=" + xml.string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NO_THROW(MiniXml::parse(file_text(xml)));  // both reports, from one run
   const auto report = nlohmann::json::parse(file_text(json));
@@ -212,8 +243,11 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   EXPECT_EQ(report.at("format_version"), 1);
   EXPECT_EQ(report.at("vectors_version"), "1.0.4");
   EXPECT_EQ(report.at("runner_version"), std::string(cli::runner_version()));
-  EXPECT_EQ(report.at("summary"), nlohmann::json({{"vectors", 3}, {"passed", 1}, {"failed", 1}, {"skipped", 1},
-                                                   {"seconds", report.at("summary").at("seconds")}}));
+  EXPECT_EQ(report.at("summary"), nlohmann::json({{"vectors", 3},
+                                                  {"passed", 1},
+                                                  {"failed", 1},
+                                                  {"skipped", 1},
+                                                  {"seconds", report.at("summary").at("seconds")}}));
   const auto& results = report.at("results");
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].at("name"), "y_fail");
@@ -264,7 +298,8 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
   const std::string reproduce = cli::shell_command(
       {"sh", "-c", "printf '1 messages\\n'", "port", "check", (dir_ / "y_b#1" / "input.jsonl").string()});
   const std::string diagnostic =
-      "    message: \"stdout differs at byte 0 (line 1): expected \\\"2 messages\\\\n\\\", got \\\"1 messages\\\\n\\\"\"\n";
+      "    message: \"stdout differs at byte 0 (line 1): expected \\\"2 messages\\\\n\\\", got \\\"1 "
+      "messages\\\\n\\\"\"\n";
   EXPECT_EQ(r.out,
             "TAP version 14\n"
             "1..3\n"
@@ -274,19 +309,20 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
             "  checks:\n"
             "    - check: \"check FILE\"\n"
             "      verdict: fail\n"
-            "  " + diagnostic +
-            "      reproduce: " + nlohmann::json(reproduce).dump() + "\n"
-            "    - check: \"check -\"\n"
-            "      verdict: fail\n"
-            "  " + diagnostic +
-            "      reproduce: " + nlohmann::json(cli::shell_command({"sh", "-c", "printf '1 messages\\n'", "port",
-                                                                   "check", "-"},
-                                                                  (dir_ / "y_b#1" / "input.jsonl").string()))
-                                    .dump() +
-            "\n"
-            "  ...\n"
-            "ok 3 - y_c # SKIP listed in the skip file\n"
-            "# 1 passed, 1 failed, 1 skipped\n");
+            "  " +
+                diagnostic + "      reproduce: " + nlohmann::json(reproduce).dump() +
+                "\n"
+                "    - check: \"check -\"\n"
+                "      verdict: fail\n"
+                "  " +
+                diagnostic + "      reproduce: " +
+                nlohmann::json(cli::shell_command({"sh", "-c", "printf '1 messages\\n'", "port", "check", "-"},
+                                                  (dir_ / "y_b#1" / "input.jsonl").string()))
+                    .dump() +
+                "\n"
+                "  ...\n"
+                "ok 3 - y_c # SKIP listed in the skip file\n"
+                "# 1 passed, 1 failed, 1 skipped\n");
   EXPECT_EQ(conform(dir_, {"true"}, {"--format", "json"}).exit_code, 2);
 }
 
@@ -294,9 +330,9 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
 // and checks that catch its one mistake.
 TEST(ConformMutantReport, JunitNamesTheFailingVectorsAndChecks) {
   const fs::path report = fs::temp_directory_path() / ("agent_session_mutant_" + std::to_string(::getpid()) + ".xml");
-  const auto r = conform(kSource / "corpus" / "conformance",
-                         {"node", (kSource / "tests" / "mutants" / "utf8_bytes.mjs").string()},
-                         {"--jobs", "2", "--only", "y_estimate_*", "--report", "junit=" + report.string()});
+  const auto r =
+      conform(kSource / "corpus" / "conformance", {"node", (kSource / "tests" / "mutants" / "utf8_bytes.mjs").string()},
+              {"--jobs", "2", "--only", "y_estimate_*", "--report", "junit=" + report.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto root = MiniXml::parse(file_text(report));
   fs::remove(report);
@@ -318,8 +354,8 @@ TEST(ConformMutantReport, TheBuiltInMissingFileCheckIsReportedLikeAVector) {
   const fs::path base = fs::temp_directory_path() / ("agent_session_builtin_" + std::to_string(::getpid()));
   const auto r = conform(kSource / "corpus" / "conformance",
                          {"node", (kSource / "tests" / "mutants" / "missing_file_empty.mjs").string()},
-                         {"--only", "builtin_missing_file", "--report", "junit=" + base.string() + ".xml",
-                          "--report", "json=" + base.string() + ".json"});
+                         {"--only", "builtin_missing_file", "--report", "junit=" + base.string() + ".xml", "--report",
+                          "json=" + base.string() + ".json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(r.out.ends_with("\n0 passed, 1 failed\n")) << r.out;
   const auto root = MiniXml::parse(file_text(base.string() + ".xml"));

@@ -4,10 +4,10 @@
 // folders the runner cannot read. Issue 13, item 9. Ports that leave
 // daemons behind or turn on the runner's helper processes:
 // conform_supervisor_test.cpp.
+#include "base/printable.hpp"
 #include "runner/conform.hpp"
 #include "runner/subprocess.hpp"
 #include "runner/vector_files.hpp"
-#include "base/printable.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -66,7 +66,9 @@ std::string unsafe_for_a_terminal(const std::string& text) {
 
 // Every spelling of trouble a name or an output may hold.
 const std::string kHostile =
-    "a\nb\rc\td\x1b[31me\x07" "f\x7fg\xc2\x9b" "1mh\xc2\x85i\xe2\x80\xaej\xe2\x81\xa6k\xe2\x80\xa8l\xd8\x9c"
+    "a\nb\rc\td\x1b[31me\x07"
+    "f\x7fg\xc2\x9b"
+    "1mh\xc2\x85i\xe2\x80\xaej\xe2\x81\xa6k\xe2\x80\xa8l\xd8\x9c"
     "m\xe2\x80\x8fn\xff\xc0\x80o\xed\xa0\x80p\xe2\x80";
 
 TEST(TerminalSafe, EscapesControlsBidiSeparatorsAndInvalidUtf8AndNothingElse) {
@@ -81,9 +83,11 @@ TEST(TerminalSafe, EscapesControlsBidiSeparatorsAndInvalidUtf8AndNothingElse) {
             "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80 \xc2\xa0\xe2\x80\xaf\xe2\x81\xaa");
   // The boundaries of each escaped range.
   EXPECT_EQ(terminal_safe("\x1f \x20 \x7e \x7f \xc2\x80 \xc2\x9f \xc2\xa0"), R"(\x1f   ~ \x7f \u0080 \u009f )"
-                                                                               "\xc2\xa0");
-  EXPECT_EQ(terminal_safe("\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xae\xe2\x80\xaf"), "\xe2\x80\xa7\\u2028\\u202e\xe2\x80\xaf");
-  EXPECT_EQ(terminal_safe("\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa"), "\xe2\x81\xa5\\u2066\\u2069\xe2\x81\xaa");
+                                                                             "\xc2\xa0");
+  EXPECT_EQ(terminal_safe("\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xae\xe2\x80\xaf"),
+            "\xe2\x80\xa7\\u2028\\u202e\xe2\x80\xaf");
+  EXPECT_EQ(terminal_safe("\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa"),
+            "\xe2\x81\xa5\\u2066\\u2069\xe2\x81\xaa");
 }
 
 TEST_F(FakeVectors, AVectorNameCannotForgeTheSummaryOrSendEscapes) {
@@ -143,8 +147,7 @@ TEST_F(FakeVectors, AVectorsPathIsEscapedInItsError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(unsafe_for_a_terminal(r.err), "") << r.err;
-  EXPECT_NE(r.err.find("missing\\n1 passed, 0 failed\\x1b[2J': No such file or directory"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("missing\\n1 passed, 0 failed\\x1b[2J': No such file or directory"), std::string::npos) << r.err;
 }
 
 // The runner reads a vector's files without ever blocking (SPEC.md has
@@ -288,8 +291,7 @@ TEST_F(FakeVectors, AVectorsPathThatIsNoFolderIsAUsageError) {
   fs::remove(dir_ / "fifo");
   const auto none = conform(dir_, {"true"});
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_EQ(none.err, "agent-session: no vectors in '" + dir_.string() +
-                          "' (pass --vectors DIR)\n");
+  EXPECT_EQ(none.err, "agent-session: no vectors in '" + dir_.string() + "' (pass --vectors DIR)\n");
 }
 
 // No process can be started (RLIMIT_NPROC, which counts threads too, and

@@ -95,9 +95,7 @@ TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
   // Run from the wrong folder: the usual hint.
   r = conform(dir_ / "missing", {}, {"--version"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("No such file or directory (pass --vectors DIR)\n"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("No such file or directory (pass --vectors DIR)\n"), std::string::npos) << r.err;
   std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << "2.3.4";  // the newline is optional
   r = conform(dir_, {}, {"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -197,7 +195,8 @@ TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {
   }
   r = conform(dir_, port, {"--skip-file", (dir_ / "missing.txt").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("missing.txt': cannot open missing.txt: No such file or directory\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.txt': cannot open missing.txt: No such file or directory\n"), std::string::npos)
+      << r.err;
   r = conform(dir_, port, {"--skip-file", dir_.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is a directory, not a regular file"), std::string::npos) << r.err;

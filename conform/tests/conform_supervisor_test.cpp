@@ -51,10 +51,16 @@ std::vector<pid_t> daemon_pids(const fs::path& dir) {
 // pid; the port waits for both, then answers (or hangs with `hang`).
 std::string daemonizing_port(const fs::path& pids, const char* hang) {
   const std::string d = "'" + pids.string() + "'";
-  return "setsid -f sh -c 'echo $$ > \"$0/a.$1\"; exec sleep 1000' " + d + " $$; "
-         "( setsid sh -c 'echo $$ > \"$0/b.$1\"; exec sleep 1000' " + d + " $$ & ); "
-         "while [ ! -s " + d + "/a.$$ ] || [ ! -s " + d + "/b.$$ ]; do sleep 0.01; done; "
-         "if [ \"$1\" = " + hang + " ]; then sleep 1000; fi; printf '1 messages\\n'";
+  return "setsid -f sh -c 'echo $$ > \"$0/a.$1\"; exec sleep 1000' " + d +
+         " $$; "
+         "( setsid sh -c 'echo $$ > \"$0/b.$1\"; exec sleep 1000' " +
+         d +
+         " $$ & ); "
+         "while [ ! -s " +
+         d + "/a.$$ ] || [ ! -s " + d +
+         "/b.$$ ]; do sleep 0.01; done; "
+         "if [ \"$1\" = " +
+         hang + " ]; then sleep 1000; fi; printf '1 messages\\n'";
 }
 
 // The command line of process `pid`, NULs and all ("" once it is gone).
@@ -133,7 +139,8 @@ TEST_F(Daemons, NoDescendantOfAPortKilledAtItsTimeoutSurvives) {
   add("y_hang", "{}\n", kOneMessage);
   // The timeout only has to outlast starting the two daemons.
   const auto r = conform(dir_, shell_port(daemonizing_port(pids_, "check")), {"--timeout", "5"});
-  EXPECT_EQ(without_reproduce(r.out), "FAIL y_hang (check FILE): timed out after 5 s (killed), expected exit 0\n0 passed, 1 failed\n");
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_hang (check FILE): timed out after 5 s (killed), expected exit 0\n0 passed, 1 failed\n");
   const auto pids = daemon_pids(pids_);
   EXPECT_EQ(pids.size(), 2u);
   EXPECT_EQ(survivors(pids), std::vector<pid_t>{});
@@ -146,7 +153,8 @@ TEST_F(Daemons, NoDescendantOfAPortKilledAtItsTimeoutSurvives) {
 TEST_F(Daemons, APortThatKillsItsParentFailsThatCheckAndLeavesNothingBehind) {
   add("y_kill", "{}\n", R"({"checks":[{"args":["estimate"],"exit":0,"stdout":"1\n"}]})");
   add("y_next", "{}\n", kOneMessage);
-  const auto port = "if [ $1 = estimate ]; then " + background_sleep() + "kill -KILL $PPID; sleep 300; fi; "
+  const auto port = "if [ $1 = estimate ]; then " + background_sleep() +
+                    "kill -KILL $PPID; sleep 300; fi; "
                     "printf '1 messages\\n'";
   const auto r = conform_or_give_up(dir_, shell_port(port), {"--timeout", "30"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -236,9 +244,10 @@ TEST_F(Daemons, ASupervisorKeptStoppedIsKilledAfterItsGrace) {
                         << "while kill -STOP \"$up\" 2>/dev/null; do :; done\n";
   ASSERT_EQ(std::system(("sh '" + script + "' keep_stopped </dev/null >/dev/null 2>&1 &").c_str()), 0);
   // The port names its grandparent and waits until it is stopped.
-  const std::string port =
-      "case $2 in */y_keep_stopped/*) read -r _ _ _ up _ < /proc/$PPID/stat; echo $up > '" + named + "'; "
-      "until grep -q '^State:.*T' /proc/$up/status; do :; done;; esac; printf '1 messages\\n'";
+  const std::string port = "case $2 in */y_keep_stopped/*) read -r _ _ _ up _ < /proc/$PPID/stat; echo $up > '" +
+                           named +
+                           "'; "
+                           "until grep -q '^State:.*T' /proc/$up/status; do :; done;; esac; printf '1 messages\\n'";
   const auto r = conform_or_give_up(dir_, shell_port(port), {"--timeout", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(without_reproduce(r.out),
@@ -295,7 +304,8 @@ TEST_F(Daemons, AGrowingChainOfSessionsIsKilledWhole) {
   // Each level forks the next, which starts a session, and sleeps.
   const std::string port =
       "case $2 in */y_chain/*) perl -MPOSIX -e 'for (1..3000) { if (fork) { sleep 300; exit } setsid } "
-      "sleep 300' " + marker + " </dev/null >/dev/null 2>&1 & exec sleep 300;; esac; printf '1 messages\\n'";
+      "sleep 300' " +
+      marker + " </dev/null >/dev/null 2>&1 & exec sleep 300;; esac; printf '1 messages\\n'";
   const auto r = conform_or_give_up(dir_, shell_port(port), {"--timeout", "3"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(without_reproduce(r.out),

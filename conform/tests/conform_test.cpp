@@ -2,8 +2,8 @@
 // tiny fake ports (shell one-liners) and hand-made vectors, then the real
 // thing: our own binary and the JavaScript oracle pass every vector, and
 // each mutant port (tests/mutants/) fails, named by the vectors that catch it.
-#include "cli/cli.hpp"
 #include "runner/conform.hpp"
+#include "cli/cli.hpp"
 #include "runner/conform_report.hpp"
 #include "runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
@@ -128,8 +128,8 @@ TEST_F(FakeVectors, AHangingPortIsKilledAndFailsItsVector) {
       R"({"args":["estimate"],"exit":0,"stdout":"3\n"}]})");
   add("y_quick", "{}\n", R"({"checks":[{"args":["estimate"],"exit":0,"stdout":"3\n"}]})");
   // Hangs on `check` only; a background grandchild must die with it.
-  const auto r = conform(dir_, shell_port(R"(if [ "$1" = check ]; then sleep 600 & wait; fi; echo 3)"),
-                         {"--timeout", "0.5"});
+  const auto r =
+      conform(dir_, shell_port(R"(if [ "$1" = check ]; then sleep 600 & wait; fi; echo 3)"), {"--timeout", "0.5"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "FAIL y_hang (check FILE): timed out after 0.5 s (killed), expected exit 0; its 1 other checks skipped; "
@@ -143,8 +143,9 @@ TEST_F(FakeVectors, HugeOutputsOnBothStreamsWhileIgnoringStdinDoNotDeadlock) {
   const std::string input(4 << 20, 'x');  // more than any pipe buffer
   add("y_big", input, kOneMessage);
   // Above the default cap (1 MiB a stream), which its own test covers.
-  const auto r = conform(dir_, shell_port("head -c 3000000 /dev/zero; head -c 3000000 /dev/zero >&2; "
-                                          "head -c 3000000 /dev/zero; printf '1 messages\\n' >&2"),
+  const auto r = conform(dir_,
+                         shell_port("head -c 3000000 /dev/zero; head -c 3000000 /dev/zero >&2; "
+                                    "head -c 3000000 /dev/zero; printf '1 messages\\n' >&2"),
                          {"--max-output", "8000000"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("stdout differs at byte 0 (line 1): expected \"1 messages\\n\", got \"\\x00\\x00"),
@@ -207,7 +208,8 @@ TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
   EXPECT_EQ(r.exit_code, 1);
   for (const char* run : {"check FILE", "estimate FILE", "canon FILE", "trim --max-chars 100 FILE"}) {
     EXPECT_NE(r.out.find(std::string("FAIL builtin_missing_file (") + run + "): exit 0, expected 3; reproduce: "),
-              std::string::npos) << run << ": " << r.out;
+              std::string::npos)
+        << run << ": " << r.out;
   }
   EXPECT_TRUE(r.out.ends_with("\n0 passed, 1 failed\n")) << r.out;
   // Exit 3 but the wrong words, or output on stdout, fail too.
@@ -216,7 +218,8 @@ TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
   r = conform(dir_, shell_port(R"(eval "f=\${$#}"; echo "$f: no such file" >&2; echo 0 messages; exit 3)"),
               {"--only", "builtin_*"});
   EXPECT_NE(r.out.find("stdout is not empty (11 bytes: \"0 messages\\n\"), expected nothing after a failure"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   std::ofstream(dir_ / "skip.txt") << "builtin_missing_file\n";
   r = conform(dir_, shell_port("echo 1 messages"), {"--skip-file", (dir_ / "skip.txt").string()});
   EXPECT_EQ(r.out, "SKIP builtin_missing_file (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
@@ -235,8 +238,8 @@ TEST(ConformOurCli, PassesEveryVector) {
 // one Node process per job instead of one per command line, with the
 // same verdicts as exec mode (harness_test: HarnessSameVerdicts).
 TEST(ConformJavaScriptOracle, PassesEveryVector) {
-  const auto r = conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()},
-                         {"--harness", "--jobs", "2"});
+  const auto r =
+      conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()}, {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
 }
@@ -257,7 +260,8 @@ TEST_P(ConformMutant, FailsAndIsNamedByTheVectorsThatExposeIt) {
                          {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   for (const char* vector : mutant.caught_by) {
-    EXPECT_NE(r.out.find(std::string("FAIL ") + vector + " ("), std::string::npos) << vector << " missed it:\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("FAIL ") + vector + " ("), std::string::npos) << vector << " missed it:\n"
+                                                                                   << r.out;
   }
   std::smatch summary;
   ASSERT_TRUE(std::regex_search(r.out, summary, std::regex("\n([0-9]+) passed, ([0-9]+) failed\n$"))) << r.out;

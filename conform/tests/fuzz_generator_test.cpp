@@ -33,7 +33,8 @@ TEST(FuzzGenerator, TheSameSeedAndIndexGiveTheSameBytes) {
     EXPECT_EQ(fuzz_input(7, index, vectors()).bytes, fuzz_input(7, index, vectors()).bytes) << index;
   }
   int same = 0;
-  for (std::uint64_t index = 0; index < 200; ++index) same += fuzz_input(7, index, vectors()).bytes == fuzz_input(8, index, vectors()).bytes;
+  for (std::uint64_t index = 0; index < 200; ++index)
+    same += fuzz_input(7, index, vectors()).bytes == fuzz_input(8, index, vectors()).bytes;
   EXPECT_LT(same, 10);  // another seed, other inputs (a few empty sessions may coincide)
 }
 
@@ -124,8 +125,8 @@ TEST(FuzzShrink, SimplifiesJsonValuesWithoutBreakingTheLine) {
 }
 
 TEST(FuzzShrink, StopsAtItsLimit) {
-  const ShrinkResult small = shrink(std::string(1000, 'x'), [](const std::string& s) { return s.size() > 3; },
-                                    {.max_tries = 5});
+  const ShrinkResult small =
+      shrink(std::string(1000, 'x'), [](const std::string& s) { return s.size() > 3; }, {.max_tries = 5});
   EXPECT_TRUE(small.exhausted);
   EXPECT_LE(small.tries, 5u);
   EXPECT_GT(small.input.size(), 3u);
@@ -133,8 +134,12 @@ TEST(FuzzShrink, StopsAtItsLimit) {
 
 TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
   const std::string bytes = "{\"role\":\"user\",\"content\":\"\\u00e9\"}\n";
-  FoundVector found{.name = "fuzz_1_2", .input = bytes, .rule = "SPEC §3: the canonical serialization",
-                    .about = "a test", .checks = reference_checks(bytes, write(bytes), 5), .reproduce = {"true"}};
+  FoundVector found{.name = "fuzz_1_2",
+                    .input = bytes,
+                    .rule = "SPEC §3: the canonical serialization",
+                    .about = "a test",
+                    .checks = reference_checks(bytes, write(bytes), 5),
+                    .reproduce = {"true"}};
   const fs::path folder = write_vector(dir_ / "out", found);
   const cli::Vector vector = cli::load_vector({folder, "", {}});
   EXPECT_EQ(vector.problem, "");

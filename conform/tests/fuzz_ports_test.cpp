@@ -37,8 +37,8 @@ fs::path fresh_dir(const std::string& name) {
 
 TEST(FuzzPorts, OurOwnCliShowsNoDifferenceOver300Inputs) {
   const fs::path out = fresh_dir("self");
-  const ProcessResult r = conform({"fuzz", "--seed", "5", "--runs", "300", "--jobs", "2", "--out", out.string(), "--",
-                                   AGENT_SESSION_CLI}, 240s);
+  const ProcessResult r = conform(
+      {"fuzz", "--seed", "5", "--runs", "300", "--jobs", "2", "--out", out.string(), "--", AGENT_SESSION_CLI}, 240s);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("300 inputs in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" inputs/s ("), std::string::npos) << r.out;
@@ -66,7 +66,8 @@ void finds(const std::string& mutant, const std::string& seed) {
   const std::string port = kSource + "/tests/mutants/" + mutant + ".mjs";
   const auto started = std::chrono::steady_clock::now();
   const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--jobs", "1", "--harness", "--shrink-time",
-                                   "20", "--out", out.string(), "--", "node", port}, 150s);
+                                   "20", "--out", out.string(), "--", "node", port},
+                                  150s);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   std::smatch found;
   ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"((\d+) inputs in ([0-9.]+) s)"))) << r.out;
@@ -75,11 +76,13 @@ void finds(const std::string& mutant, const std::string& seed) {
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s)\n";
   ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"(wrote \S+/(fuzz_\d+_\d+) )"))) << r.out;
   const fs::path vector = out / found[1].str();
-  EXPECT_TRUE(fs::exists(vector / "input.jsonl") && fs::exists(vector / "expect.json") && fs::exists(vector / "reproduce.sh"));
+  EXPECT_TRUE(fs::exists(vector / "input.jsonl") && fs::exists(vector / "expect.json") &&
+              fs::exists(vector / "reproduce.sh"));
   const ProcessResult mutated = conform({"--vectors", out.string(), "--", "node", port}, 120s);
   EXPECT_EQ(mutated.exit_code, 1) << mutated.out << mutated.err;
   EXPECT_NE(mutated.out.find("0 passed, 1 failed"), std::string::npos) << mutated.out;
-  const ProcessResult oracle = conform({"--vectors", out.string(), "--", "node", kSource + "/tests/oracle/cli.mjs"}, 120s);
+  const ProcessResult oracle =
+      conform({"--vectors", out.string(), "--", "node", kSource + "/tests/oracle/cli.mjs"}, 120s);
   EXPECT_EQ(oracle.exit_code, 0) << oracle.out << oracle.err;
   EXPECT_NE(oracle.out.find("1 passed, 0 failed"), std::string::npos) << oracle.out;
   const ProcessResult ours = conform({"--vectors", out.string(), "--", AGENT_SESSION_CLI}, 60s);
@@ -98,8 +101,8 @@ TEST(FuzzPorts, FindsKeyIndexUint32Wrap) { finds("key_index_uint32_wrap", "1"); 
 // over many more inputs, at the cost of one process per job.
 TEST(FuzzPorts, OurOwnCliInHarnessModeShowsNoDifferenceOver3000Inputs) {
   const fs::path out = fresh_dir("self-harness");
-  const ProcessResult r = conform({"fuzz", "--seed", "6", "--runs", "3000", "--harness", "--out", out.string(), "--",
-                                   AGENT_SESSION_CLI}, 240s);
+  const ProcessResult r = conform(
+      {"fuzz", "--seed", "6", "--runs", "3000", "--harness", "--out", out.string(), "--", AGENT_SESSION_CLI}, 240s);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("3000 inputs in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;

@@ -36,12 +36,11 @@ cli::HarnessSettings settings(std::vector<std::string> command, std::chrono::mil
 // A shell port that answers start, then each run with `run` (a shell
 // snippet that sees the request in $l and its seq in $seq).
 std::vector<std::string> scripted(const std::string& run) {
-  return shell_port(
-      R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"fake","version":"0","language":"sh"},)"
-      R"("commands":["check","estimate","canon","trim"]}'; )"
-      R"(while read l; do case "$l" in *'"op":"stop"'*) echo '{"op":"stop"}'; exit 0;; esac; )"
-      R"(seq=$(echo "$l" | sed 's/.*"seq":\([0-9]*\).*/\1/'); )" +
-      run + "; done");
+  return shell_port(R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"fake","version":"0","language":"sh"},)"
+                    R"("commands":["check","estimate","canon","trim"]}'; )"
+                    R"(while read l; do case "$l" in *'"op":"stop"'*) echo '{"op":"stop"}'; exit 0;; esac; )"
+                    R"(seq=$(echo "$l" | sed 's/.*"seq":\([0-9]*\).*/\1/'); )" +
+                    run + "; done");
 }
 const std::string kAnswerOne =
     R"(echo "{\"op\":\"run\",\"seq\":$seq,\"exit\":0,\"stdout_b64\":\"MSBtZXNzYWdlcwo=\",\"stderr_b64\":\"\"}")";
@@ -110,7 +109,8 @@ TEST(HarnessClient, EveryBreakFailsThatRunAndTheNextRunHasAFreshPort) {
     ProcessEnd end;
     std::string reason;
   } cases[] = {
-      {"echo garbage", ProcessEnd::harness_failure, "the port's harness answered \"garbage\", not a JSON object (killed)"},
+      {"echo garbage", ProcessEnd::harness_failure,
+       "the port's harness answered \"garbage\", not a JSON object (killed)"},
       {R"(echo "{\"op\":\"run\",\"seq\":99,\"exit\":0,\"stdout_b64\":\"\",\"stderr_b64\":\"\"}")",
        ProcessEnd::harness_failure, "answered seq \"99\" to run request 1"},
       {R"(echo '{"op":"error","message":"no"}')", ProcessEnd::harness_failure, "answered an error: \"\\\"no\\\"\""},
@@ -161,9 +161,8 @@ TEST(HarnessClient, NoDaemonOutlivesThePort) {
   for (const bool clean_stop : {true, false}) {
     std::ofstream(pids).close();
     {
-      HarnessClient port(settings(scripted("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > " +
-                                           pids.string() + "; case \"$l\" in *broken*) echo x;; *) " + kAnswerOne +
-                                           ";; esac")));
+      HarnessClient port(settings(scripted("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $! > " + pids.string() +
+                                           "; case \"$l\" in *broken*) echo x;; *) " + kAnswerOne + ";; esac")));
       ASSERT_EQ(port.start(), std::nullopt);
       const auto r = port.run({clean_stop ? "check" : "broken"}, "");
       EXPECT_EQ(r.end, clean_stop ? ProcessEnd::exited : ProcessEnd::harness_failure) << r.error;
@@ -183,9 +182,10 @@ TEST(HarnessClient, NoDaemonOutlivesThePort) {
 TEST(HarnessClient, APortThatIgnoresStopIsKilledWithinTheTimeout) {
   HarnessClient port(settings(scripted(kAnswerOne) /*answers stop*/, std::chrono::milliseconds(1000)));
   ASSERT_EQ(port.start(), std::nullopt);
-  HarnessClient deaf(settings(shell_port(
-      R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},)"
-      R"("commands":["check","estimate","canon","trim"]}'; trap '' TERM; exec sleep 600 <&-)"), std::chrono::milliseconds(1000)));
+  HarnessClient deaf(settings(
+      shell_port(R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},)"
+                 R"("commands":["check","estimate","canon","trim"]}'; trap '' TERM; exec sleep 600 <&-)"),
+      std::chrono::milliseconds(1000)));
   ASSERT_EQ(deaf.start(), std::nullopt);
   const auto start = std::chrono::steady_clock::now();
   const auto problem = deaf.stop();

@@ -109,7 +109,9 @@ TEST(HarnessExecAdapter, AnyExecPortAnswersThroughItAsInExecMode) {
 TEST(HarnessExecAdapter, ARunExecModeWouldFailOnItsEndIsAnErrorThatFailsIt) {
   HarnessClient port({{AGENT_SESSION_CLI, "conform", "exec-adapter", "--timeout", "0.3", "--", "sh", "-c",
                        "[ \"$1\" = hang ] && sleep 600; [ \"$1\" = crash ] && kill -SEGV $$; echo ok", "port"},
-                      kTimeout, 1 << 20, ""});
+                      kTimeout,
+                      1 << 20,
+                      ""});
   ASSERT_EQ(port.start(), std::nullopt);
   const auto hang = port.run({"hang"}, "");
   EXPECT_EQ(hang.end, ProcessEnd::harness_failure);
@@ -132,13 +134,17 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
       "not json\n[1]\n{\"op\":\"dance\"}\n{\"op\":\"run\",\"seq\":4,\"argv\":[\"x\"],\"stdin_b64\":\"Zg\"}\n"
       "{\"op\":\"run\",\"seq\":5,\"argv\":[1],\"stdin_b64\":\"\"}\n"
       "{\"op\":\"run\",\"seq\":6,\"argv\":[],\"stdin_b64\":\"\",\"cwd\":\"relative\"}\n"
-      "{\"op\":\"run\",\"seq\":7,\"argv\":[\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" + dir.string() + "\"}  \r\n"
+      "{\"op\":\"run\",\"seq\":7,\"argv\":[\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" +
+      dir.string() +
+      "\"}  \r\n"
       "{\"op\":\"start\",\"protocol\":2}\n{\"op\":\"stop\"}\n");
   std::ostringstream out;
   const auto home = fs::current_path();
-  const int code = cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
-    return cli::HarnessRun{0, argv[0] + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv[0])), "", ""};
-  });
+  const int code =
+      cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
+        return cli::HarnessRun{0, argv[0] + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv[0])), "",
+                               ""};
+      });
   EXPECT_EQ(code, 1);  // protocol 2: answered, then it ends
   EXPECT_EQ(fs::current_path(), home);
   EXPECT_EQ(out.str(),
@@ -156,13 +162,15 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
 TEST_F(FakeVectors, HarnessModeOnAPortWithoutItStopsTheRunWithExitTwo) {
   add("y_one", "{}\n", kOneMessage);
   add("y_two", "{}\n", kOneMessage);
-  const auto r = conform(dir_, shell_port("[ \"$1\" = harness ] && { echo \"unknown command $1\" >&2; exit 2; }; echo 1 messages"),
-                         {"--harness", "--jobs", "2"});
+  const auto r =
+      conform(dir_, shell_port("[ \"$1\" = harness ] && { echo \"unknown command $1\" >&2; exit 2; }; echo 1 messages"),
+              {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("agent-session: --harness: 'sh -c "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" port harness' ended (exit 2) without answering start: it has no harness mode"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
 }
 

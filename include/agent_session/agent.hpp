@@ -69,7 +69,7 @@ struct RequestReport {
   std::size_t request = 0;          // 1-based, within this run
   std::size_t stored_messages = 0;  // the full record (memory = disk)
   std::uint64_t stored_chars = 0;
-  std::size_t sent_messages = 0;    // what the client receives
+  std::size_t sent_messages = 0;  // what the client receives
   std::uint64_t sent_chars = 0;
 };
 

@@ -137,7 +137,9 @@ std::vector<ContextUnit> context_units(std::span<const Message> messages);
 // returned by value, ...): only a borrowed range (a std::span, a
 // reference to a container) outlives the call.
 template <class Range>
-  requires(!std::is_lvalue_reference_v<Range> && !std::ranges::borrowed_range<Range>)
-std::span<const Message> trim_context(Range&& messages, std::uint64_t max_chars) = delete;
+requires(!std::is_lvalue_reference_v<Range> &&
+         !std::ranges::borrowed_range<Range>) std::span<const Message> trim_context(Range&& messages,
+                                                                                    std::uint64_t max_chars)
+= delete;
 
 }  // namespace agent_session

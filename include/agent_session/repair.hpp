@@ -1,12 +1,10 @@
 // Explicit repair of a session file whose last line was cut short.
 //
-// Loading stays strict (a torn line refuses to load, SPEC.md §2), and nothing here changes that. A writer killed mid-append
-// (a crash, SIGKILL, SIGXFSZ) can leave the file ending in part of a line:
-// no trailing `\n` and not a valid message. These functions find that line
-// and, only when asked, cut it off after backing the file up. Damage
-// anywhere before the last line is reported, never "repaired": which
-// records to believe there is a person's call. See SPEC.md "Durable,
-// concurrency-safe appends".
+// Loading stays strict (a torn line refuses to load, SPEC.md §2), and nothing here changes that. A writer killed
+// mid-append (a crash, SIGKILL, SIGXFSZ) can leave the file ending in part of a line: no trailing `\n` and not a valid
+// message. These functions find that line and, only when asked, cut it off after backing the file up. Damage anywhere
+// before the last line is reported, never "repaired": which records to believe there is a person's call. See SPEC.md
+// "Durable, concurrency-safe appends".
 //
 // Example:
 //   namespace as = agent_session;

@@ -5,12 +5,12 @@
 #include "agent_session/context.hpp"
 #include "agent_session/repair.hpp"
 #include "agent_session/session.hpp"
-#include "runner/conform_options.hpp"
+#include "base/decimal.hpp"
+#include "base/printable.hpp"
 #include "cli/harness_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
-#include "base/decimal.hpp"
-#include "base/printable.hpp"
+#include "runner/conform_options.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -22,14 +22,13 @@
 #include <stdexcept>
 #include <system_error>
 
-
 namespace agent_session::cli {
 
-using internal::terminal_safe;
-using internal::terminal_line;
-using internal::NumberedSession;
 using internal::load_numbered_session;
 using internal::MissingFile;
+using internal::NumberedSession;
+using internal::terminal_line;
+using internal::terminal_safe;
 namespace {
 
 constexpr const char* kStdin = "-";
@@ -86,9 +85,9 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   } catch (const SessionError& error) {
     // The spec's text stays first; the line is standard input's, not FILE's.
     const std::string detail = error.detail().empty() ? "" : error.detail() + " ";
-    throw SessionError(error.kind(), error.line(),
-                       detail + "(line " + std::to_string(error.line()) +
-                           " of standard input; nothing was appended to " + file + ")");
+    throw SessionError(
+        error.kind(), error.line(),
+        detail + "(line " + std::to_string(error.line()) + " of standard input; nothing was appended to " + file + ")");
   }
   append_session(file, messages, options);
 }
@@ -112,9 +111,7 @@ void add_sync_flag(CLI::App* command, Options& options) {
 }
 
 // "1 message", "N messages" (`check` keeps "N messages" always: SPEC.md §6).
-std::string messages(std::size_t count) {
-  return std::to_string(count) + (count == 1 ? " message" : " messages");
-}
+std::string messages(std::size_t count) { return std::to_string(count) + (count == 1 ? " message" : " messages"); }
 
 // `repair`: prints what it found on `out`; exit 0 when the file loads (or
 // was just repaired), 1 when it does not.
@@ -143,8 +140,9 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
     return kInvalid;
   }
   if (!result.repaired) {
-    out << "nothing changed; `agent-session repair --apply " << terminal_line(file) << "` backs the file up, then cuts it to "
-        << found.offset << " bytes, keeping the complete " << messages(found.messages) << "\n";
+    out << "nothing changed; `agent-session repair --apply " << terminal_line(file)
+        << "` backs the file up, then cuts it to " << found.offset << " bytes, keeping the complete "
+        << messages(found.messages) << "\n";
     return kInvalid;
   }
   out << "backup: " << terminal_line(result.backup->string()) << "\n"
@@ -238,14 +236,14 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   Options options;
   auto* check = add_command(app, options, "check", "Load the session strictly; print 'N messages'.",
                             "agent-session check corpus/real/swe-agent-marshmallow-1867.jsonl");
-  auto* estimate = add_command(app, options, "estimate",
-                               "Print the character estimate: UTF-16 code units of the canonical JSONL.",
-                               "agent-session estimate session.jsonl");
+  auto* estimate =
+      add_command(app, options, "estimate", "Print the character estimate: UTF-16 code units of the canonical JSONL.",
+                  "agent-session estimate session.jsonl");
   auto* canon = add_command(app, options, "canon", "Print the session as canonical JSONL (JSON.stringify's bytes).",
                             "agent-session canon - < session.jsonl");
-  auto* trim_command = add_command(app, options, "trim",
-                           "Print the newest whole units that fit the budget, as canonical JSONL.",
-                           "agent-session trim --max-chars 20000 session.jsonl");
+  auto* trim_command =
+      add_command(app, options, "trim", "Print the newest whole units that fit the budget, as canonical JSONL.",
+                  "agent-session trim --max-chars 20000 session.jsonl");
   trim_command->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
       ->required()
       ->type_name("N");
@@ -255,12 +253,12 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   append->get_option("FILE")->description(
       "the session file (JSONL); not -: the messages to append come on standard input");
   add_sync_flag(append, options);
-  auto* repair_command = add_command(
-      app, options, "repair",
-      "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
-      "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
-      "is never repaired: a person must look).",
-      "agent-session repair --apply session.jsonl");
+  auto* repair_command =
+      add_command(app, options, "repair",
+                  "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
+                  "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
+                  "is never repaired: a person must look).",
+                  "agent-session repair --apply session.jsonl");
   repair_command->get_option("FILE")->description("the session file (JSONL); not -, since a repair changes a file");
   repair_command->add_flag("--apply", options.apply,
                            "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
@@ -274,7 +272,8 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                   "positions: \"begin\":460,\"end\":462 is the table's 460-461");
   units->footer(
       "The table's messages and lines are inclusive ranges: messages 460-461 are messages 460 and 461 (0-based), "
-      "lines their physical 1-based lines.\nExample:\n  agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
+      "lines their physical 1-based lines.\nExample:\n  agent-session units "
+      "corpus/real/claude-code-erk-b5fd1043.jsonl");
   auto* stats = add_command(app, options, "stats",
                             "Print messages by role, tool calls, orphan results, pending calls, units, the "
                             "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
@@ -292,8 +291,9 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
                      "then again with - and the input on standard input. Exit 0: every vector passed; 1: some "
                      "failed.");
 
-  app.add_subcommand("harness", "Answer command lines as JSON requests on standard input (the harness protocol, "
-                                "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.");
+  app.add_subcommand("harness",
+                     "Answer command lines as JSON requests on standard input (the harness protocol, "
+                     "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.");
 
   check_command_name(app, args);
   if (args.front() == "conform") {

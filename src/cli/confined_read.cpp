@@ -170,17 +170,13 @@ Opened open_beneath(int root, const std::string& relative, Resolver resolver) {
 
 [[noreturn]] void refuse_open(int error, const std::string& relative, const fs::path& root) {
   switch (error) {
-    case EXDEV:
-      refuse(relative + " is outside the directory " + root.string());
-    case ENOENT:
-      fail("no such file: " + relative);
-    case ENOTDIR:
-      refuse(relative + ": a part of the path is not a directory");
+    case EXDEV: refuse(relative + " is outside the directory " + root.string());
+    case ENOENT: fail("no such file: " + relative);
+    case ENOTDIR: refuse(relative + ": a part of the path is not a directory");
     case ELOOP:
       refuse(relative + ": more than " + std::to_string(kMaxSymlinks) +
              " symbolic links, or a /proc magic link (never followed)");
-    default:
-      fail("cannot open " + relative + ": " + std::strerror(error));
+    default: fail("cannot open " + relative + ": " + std::strerror(error));
   }
 }
 

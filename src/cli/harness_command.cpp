@@ -8,7 +8,8 @@
 namespace agent_session::cli {
 
 int serve_harness_command(std::istream& in, std::ostream& out) {
-  const HarnessPort port{"agent-session", AGENT_SESSION_VERSION, "C++", {"check", "estimate", "canon", "trim", "append"}};
+  const HarnessPort port{
+      "agent-session", AGENT_SESSION_VERSION, "C++", {"check", "estimate", "canon", "trim", "append"}};
   return serve_harness(in, out, port, [](const std::vector<std::string>& argv, std::string_view input) {
     if (!argv.empty() && argv.front() == "harness") {
       return HarnessRun{kUsage, "", "agent-session: harness: a run cannot start another harness\n", ""};

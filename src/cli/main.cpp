@@ -1,5 +1,5 @@
-#include "cli/cli.hpp"
 #include "base/std_streams.hpp"
+#include "cli/cli.hpp"
 
 #include <iostream>
 

@@ -3,9 +3,9 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
+#include "base/printable.hpp"
 #include "cli/cli.hpp"
 #include "cli/confined_read.hpp"
-#include "base/printable.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -20,8 +20,8 @@
 
 namespace agent_session::cli {
 
-using internal::terminal_safe;
 using internal::terminal_line;
+using internal::terminal_safe;
 using internal::valid_utf8_prefix;
 namespace {
 
@@ -130,11 +130,10 @@ void check_prompt(const RunOptions& options, std::span<const Message> history) {
                       "it (a new prompt would come between those results and the reply to them)");
   }
   if (options.prompt || awaits_reply(history)) return;
-  const std::string state =
-      history.empty() ? "holds no messages yet"
-      : std::get<AssistantMessage>(history.back()).tool_calls.empty()
-          ? "ends in the model's answer"
-          : "ends in an assistant message whose tool calls have no results";
+  const std::string state = history.empty() ? "holds no messages yet"
+                            : std::get<AssistantMessage>(history.back()).tool_calls.empty()
+                                ? "ends in the model's answer"
+                                : "ends in an assistant message whose tool calls have no results";
   throw PromptError("a PROMPT is required: " + session + " " + state +
                     ", so nothing awaits a reply (without PROMPT, run continues a session whose last message is "
                     "a tool result or a prompt)");
@@ -160,8 +159,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   command->add_option("--script", options.script, "the model's replies: one assistant message (JSON) per line")
       ->required()
       ->type_name("FILE");
-  command->add_option("--max-chars", options.max_chars,
-                      "trim what is sent to the model to N UTF-16 code units (the file keeps everything)")
+  command
+      ->add_option("--max-chars", options.max_chars,
+                   "trim what is sent to the model to N UTF-16 code units (the file keeps everything)")
       ->type_name("N");
   command->add_option("--max-turns", options.max_turns, "the most model requests this run makes (at least 1)")
       ->check(CLI::Validator(max_turns_error, "", "N >= 1"))

@@ -26,7 +26,7 @@ struct RunOptions {
   std::string script;
   std::string root = ".";
   bool verbose = false;
-  bool sync = false;  // --sync: fdatasync after every append
+  bool sync = false;                  // --sync: fdatasync after every append
   std::optional<std::string> prompt;  // none: continue a session that awaits the model's reply
 };
 

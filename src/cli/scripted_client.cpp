@@ -44,8 +44,8 @@ ScriptedClient::ScriptedClient(std::vector<AssistantMessage> replies, std::size_
 
 AssistantMessage ScriptedClient::next_message(std::span<const Message>, std::span<const ToolSpec>) {
   if (next_ >= replies_.size()) {
-    throw ScriptError("script has no reply left: it holds " + std::to_string(replies_.size()) +
-                      " replies and reply " + std::to_string(next_ + 1) + " was requested");
+    throw ScriptError("script has no reply left: it holds " + std::to_string(replies_.size()) + " replies and reply " +
+                      std::to_string(next_ + 1) + " was requested");
   }
   return replies_[next_++];
 }

@@ -93,8 +93,9 @@ void print_units(const NumberedSession& session, bool json, std::ostream& out) {
     return;
   }
   out << "newest first; a budget N keeps the units whose cumulative chars are <= N (UTF-16 code units)\n";
-  out << std::setw(6) << "unit" << "  " << std::left << std::setw(16) << "messages" << std::setw(16) << "lines"
-      << std::right << std::setw(12) << "chars" << std::setw(14) << "cumulative" << '\n';
+  out << std::setw(6) << "unit"
+      << "  " << std::left << std::setw(16) << "messages" << std::setw(16) << "lines" << std::right << std::setw(12)
+      << "chars" << std::setw(14) << "cumulative" << '\n';
   std::size_t rank = 0;
   for (auto unit = units.rbegin(); unit != units.rend(); ++unit) {
     cumulative += unit->chars;
@@ -139,8 +140,8 @@ void print_stats(const NumberedSession& session, bool json, std::ostream& out) {
   }
   out << "largest unit: " << describe_unit(session, largest->begin, largest->end) << ", " << largest->chars
       << " chars\n"
-      << "minimum budget: " << units.back().chars << " chars, the newest unit: "
-      << describe_unit(session, units.back().begin, units.back().end) << '\n';
+      << "minimum budget: " << units.back().chars
+      << " chars, the newest unit: " << describe_unit(session, units.back().begin, units.back().end) << '\n';
 }
 
 }  // namespace agent_session::cli

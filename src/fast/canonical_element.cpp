@@ -50,9 +50,9 @@ bool has_index_or_repeated_key(dom::object object) {
     return a < b;
   });
   const bool repeated = std::adjacent_find(keys.begin(), keys.end(), [&](std::string_view a, std::string_view b) {
-    ++comparisons;
-    return a == b;
-  }) != keys.end();
+                          ++comparisons;
+                          return a == b;
+                        }) != keys.end();
   internal::add_key_comparisons(comparisons);
   return repeated;
 }
@@ -85,10 +85,10 @@ bool append_number(TextBuffer& out, dom::element element) {
       out.advance_to(write_js_number(out.room(kJsNumberRoom), element.get_double().value_unsafe()));
       return true;
     case dom::element_type::UINT64:  // 2^63 and up
-      out.advance_to(write_js_number(out.room(kJsNumberRoom), static_cast<double>(element.get_uint64().value_unsafe())));
+      out.advance_to(
+          write_js_number(out.room(kJsNumberRoom), static_cast<double>(element.get_uint64().value_unsafe())));
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -197,7 +197,8 @@ char* put_short_decimal(char* out, Decimal decimal) noexcept {
   // Trailing zero digits are the zero bytes at the top of `low` (then of
   // `high`, whose first digit after the padding is not zero).
   const int zeros = low != 0 ? std::countl_zero(low) / 8 : 8 + std::countl_zero(high) / 8;
-  const Bytes16 digits = ((Bytes16{low} << 64 | high) >> 8) | (Bytes16{0x0030303030303030ULL} << 64 | 0x3030303030303030ULL);
+  const Bytes16 digits =
+      ((Bytes16{low} << 64 | high) >> 8) | (Bytes16{0x0030303030303030ULL} << 64 | 0x3030303030303030ULL);
   return put_decimal(out, static_cast<char>(digits & 0xFF), digits >> 8, 15 - zeros, decimal.n);
 }
 
@@ -263,7 +264,7 @@ char* write_js_integer(char* out, std::int64_t value) noexcept {
   const std::uint64_t magnitude =
       value < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
   if (magnitude < (std::uint64_t{1} << 53)) return put_integer(out, magnitude);  // exact as a double
-  return write_js_number(out, static_cast<double>(magnitude));  // rounded to a double first
+  return write_js_number(out, static_cast<double>(magnitude));                   // rounded to a double first
 }
 
 }  // namespace agent_session::fast

@@ -35,5 +35,4 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   return chars;
 }
 
-
 }  // namespace agent_session::fast

@@ -78,24 +78,16 @@ Json array_to_json(dom::array array) {
 // Recursion is bounded by the parser's maximum depth.
 Json to_json(dom::element element) {
   switch (element.type()) {
-    case dom::element_type::OBJECT:
-      return object_to_json(dom::object(element));
-    case dom::element_type::ARRAY:
-      return array_to_json(dom::array(element));
-    case dom::element_type::STRING:
-      return Json(std::string(std::string_view(element)));
+    case dom::element_type::OBJECT: return object_to_json(dom::object(element));
+    case dom::element_type::ARRAY: return array_to_json(dom::array(element));
+    case dom::element_type::STRING: return Json(std::string(std::string_view(element)));
     // Every JSON number is a double (SPEC.md §3); an integer is rounded
     // to one exactly as the reference parser's static_cast rounds it.
-    case dom::element_type::INT64:
-      return Json(static_cast<double>(std::int64_t(element)));
-    case dom::element_type::UINT64:
-      return Json(static_cast<double>(std::uint64_t(element)));
-    case dom::element_type::DOUBLE:
-      return Json(double(element));
-    case dom::element_type::BOOL:
-      return Json(bool(element));
-    case dom::element_type::NULL_VALUE:
-      return Json(nullptr);
+    case dom::element_type::INT64: return Json(static_cast<double>(std::int64_t(element)));
+    case dom::element_type::UINT64: return Json(static_cast<double>(std::uint64_t(element)));
+    case dom::element_type::DOUBLE: return Json(double(element));
+    case dom::element_type::BOOL: return Json(bool(element));
+    case dom::element_type::NULL_VALUE: return Json(nullptr);
   }
   return Json();  // unreachable: every element type is handled above
 }

@@ -36,8 +36,10 @@ AGENT_SESSION_AVX2 inline __m256i errors(__m256i input, __m256i previous) {
                        _mm256_shuffle_epi8(table(lookup::kFirstLow), _mm256_and_si256(prev1, _mm256_set1_epi8(0x0F)))),
       _mm256_shuffle_epi8(table(lookup::kSecondHigh), high_nibbles(input)));
   const __m256i third = _mm256_subs_epu8(previous_bytes<2>(input, previous), _mm256_set1_epi8(lookup::kThirdByteBias));
-  const __m256i fourth = _mm256_subs_epu8(previous_bytes<3>(input, previous), _mm256_set1_epi8(lookup::kFourthByteBias));
-  const __m256i must_continue = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
+  const __m256i fourth =
+      _mm256_subs_epu8(previous_bytes<3>(input, previous), _mm256_set1_epi8(lookup::kFourthByteBias));
+  const __m256i must_continue =
+      _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
   return _mm256_xor_si256(must_continue, special_cases);
 }
 
@@ -45,7 +47,7 @@ AGENT_SESSION_AVX2 inline __m256i errors(__m256i input, __m256i previous) {
 // three positions that needs more bytes than remain).
 AGENT_SESSION_AVX2 inline __m256i incomplete_end(__m256i input) {
   alignas(32) static constexpr std::uint8_t kMax[32] = {
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,      255,      255,
       255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
   return _mm256_subs_epu8(input, _mm256_load_si256(reinterpret_cast<const __m256i*>(kMax)));
 }
@@ -66,7 +68,7 @@ AGENT_SESSION_AVX2 inline std::uint32_t four_byte_leads(__m256i input) {
 // Units of the 32-byte block `input`, of which the first bytes covered by
 // `valid` (a bit per byte) belong to the string; validity goes to `error`.
 AGENT_SESSION_AVX2 inline std::uint64_t block_units(__m256i input, __m256i& previous, __m256i& previous_incomplete,
-                                                   __m256i& error, std::uint32_t valid, const unsigned char* bytes) {
+                                                    __m256i& error, std::uint32_t valid, const unsigned char* bytes) {
   std::uint64_t units = 0;
   const std::uint32_t non_ascii = mask(input);
   if (non_ascii == 0) {

@@ -114,8 +114,10 @@ AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous, __m5
   const __m512i first_high = lookup64(kFirstHigh64, _mm512_srli_epi16(prev1, 2));
   const __m512i first_low = lookup64(kFirstLow64, prev1);
   const __m512i second_high = lookup64(kSecondHigh64, input_top6);
-  const __m512i third = _mm512_subs_epu8(previous_bytes<2>(input, previous), splat<static_cast<char>(lookup::kThirdByteBias)>());
-  const __m512i fourth = _mm512_subs_epu8(previous_bytes<3>(input, previous), splat<static_cast<char>(lookup::kFourthByteBias)>());
+  const __m512i third =
+      _mm512_subs_epu8(previous_bytes<2>(input, previous), splat<static_cast<char>(lookup::kThirdByteBias)>());
+  const __m512i fourth =
+      _mm512_subs_epu8(previous_bytes<3>(input, previous), splat<static_cast<char>(lookup::kFourthByteBias)>());
   // must_continue = (third | fourth) & 0x80 (truth table 0xA8 of (a | b) & c).
   const __m512i must_continue = _mm512_ternarylogic_epi32(third, fourth, splat<static_cast<char>(0x80)>(), 0xA8);
   // must_continue ^ (first_high & first_low & second_high): 0x78 is the
@@ -127,9 +129,9 @@ AGENT_SESSION_AVX512 inline __m512i errors(__m512i input, __m512i previous, __m5
 // three positions that needs more bytes than remain).
 AGENT_SESSION_AVX512 inline __m512i incomplete_end(__m512i input) {
   alignas(64) static constexpr std::uint8_t kMax[64] = {
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,      255,      255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,      255,      255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,      255,      255,
       255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1};
   return _mm512_subs_epu8(input, _mm512_load_si512(kMax));
 }

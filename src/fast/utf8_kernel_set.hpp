@@ -20,7 +20,6 @@ inline constexpr std::array<std::uint8_t, 128> kEscapeExtraUnits = [] {
   return extra;
 }();
 
-
 // The kernels' answer for invalid UTF-8 (a literal has at least its two
 // quotes, so 0 is never a length).
 inline constexpr std::uint64_t kInvalid = 0;

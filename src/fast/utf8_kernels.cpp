@@ -93,5 +93,4 @@ std::uint64_t utf16_length(std::string_view text) noexcept {
   return swar::utf16_length(text);
 }
 
-
 }  // namespace agent_session::fast

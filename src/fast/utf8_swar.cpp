@@ -26,7 +26,8 @@ std::uint64_t json_string_units(std::string_view text) noexcept {
   std::uint64_t units = 2;  // the quotes
   std::size_t i = 0;
   while (i < text.size()) {
-    if (std::uint64_t word = 0; i + 8 <= text.size() && (std::memcpy(&word, text.data() + i, 8), plain_ascii_word(word))) {
+    if (std::uint64_t word = 0;
+        i + 8 <= text.size() && (std::memcpy(&word, text.data() + i, 8), plain_ascii_word(word))) {
       units += 8;
       i += 8;
       continue;

@@ -24,32 +24,42 @@ namespace agent_session::fast {
 // invalid two-byte patterns, and a continuation byte is then checked
 // against what the bytes two and three back require.
 namespace utf8_lookup {
-constexpr std::uint8_t kTooShort = 1 << 0;     // lead byte not followed by a continuation
-constexpr std::uint8_t kTooLong = 1 << 1;      // ASCII followed by a continuation
-constexpr std::uint8_t kOverlong3 = 1 << 2;    // E0 80..9F
-constexpr std::uint8_t kTooLarge = 1 << 3;     // F4 90..BF, F5..FF
-constexpr std::uint8_t kSurrogate = 1 << 4;    // ED A0..BF
-constexpr std::uint8_t kOverlong2 = 1 << 5;    // C0, C1
-constexpr std::uint8_t kTooLarge1000 = 1 << 6; // F5..FF 80..8F
-constexpr std::uint8_t kOverlong4 = 1 << 6;    // F0 80..8F
+constexpr std::uint8_t kTooShort = 1 << 0;      // lead byte not followed by a continuation
+constexpr std::uint8_t kTooLong = 1 << 1;       // ASCII followed by a continuation
+constexpr std::uint8_t kOverlong3 = 1 << 2;     // E0 80..9F
+constexpr std::uint8_t kTooLarge = 1 << 3;      // F4 90..BF, F5..FF
+constexpr std::uint8_t kSurrogate = 1 << 4;     // ED A0..BF
+constexpr std::uint8_t kOverlong2 = 1 << 5;     // C0, C1
+constexpr std::uint8_t kTooLarge1000 = 1 << 6;  // F5..FF 80..8F
+constexpr std::uint8_t kOverlong4 = 1 << 6;     // F0 80..8F
 constexpr std::uint8_t kTwoContinuations = 1 << 7;
 constexpr std::uint8_t kCarry = kTooShort | kTooLong | kTwoContinuations;
 
 constexpr std::array<std::uint8_t, 16> kFirstHigh = {
-    kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,  // 0_______
-    kTwoContinuations, kTwoContinuations, kTwoContinuations, kTwoContinuations,      // 10______
-    kTooShort | kOverlong2,                                                          // 1100____
-    kTooShort,                                                                       // 1101____
-    kTooShort | kOverlong3 | kSurrogate,                                             // 1110____
-    kTooShort | kTooLarge | kTooLarge1000 | kOverlong4,                              // 1111____
+    kTooLong,
+    kTooLong,
+    kTooLong,
+    kTooLong,
+    kTooLong,
+    kTooLong,
+    kTooLong,
+    kTooLong,  // 0_______
+    kTwoContinuations,
+    kTwoContinuations,
+    kTwoContinuations,
+    kTwoContinuations,                                   // 10______
+    kTooShort | kOverlong2,                              // 1100____
+    kTooShort,                                           // 1101____
+    kTooShort | kOverlong3 | kSurrogate,                 // 1110____
+    kTooShort | kTooLarge | kTooLarge1000 | kOverlong4,  // 1111____
 };
 constexpr std::array<std::uint8_t, 16> kFirstLow = {
     kCarry | kOverlong3 | kOverlong2 | kOverlong4,  // ____0000
     kCarry | kOverlong2,                            // ____0001
     kCarry,
     kCarry,
-    kCarry | kTooLarge,                             // ____0100
-    kCarry | kTooLarge | kTooLarge1000,             // ____0101
+    kCarry | kTooLarge,                  // ____0100
+    kCarry | kTooLarge | kTooLarge1000,  // ____0101
     kCarry | kTooLarge | kTooLarge1000,
     kCarry | kTooLarge | kTooLarge1000,
     kCarry | kTooLarge | kTooLarge1000,
@@ -62,12 +72,22 @@ constexpr std::array<std::uint8_t, 16> kFirstLow = {
     kCarry | kTooLarge | kTooLarge1000,
 };
 constexpr std::array<std::uint8_t, 16> kSecondHigh = {
-    kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,  // 0_______
-    kTooLong | kOverlong2 | kTwoContinuations | kOverlong3 | kTooLarge1000 | kOverlong4,    // 1000____
-    kTooLong | kOverlong2 | kTwoContinuations | kOverlong3 | kTooLarge,                     // 1001____
-    kTooLong | kOverlong2 | kTwoContinuations | kSurrogate | kTooLarge,                     // 1010____
-    kTooLong | kOverlong2 | kTwoContinuations | kSurrogate | kTooLarge,                     // 1011____
-    kTooShort, kTooShort, kTooShort, kTooShort,                                             // 11______
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,                                                                            // 0_______
+    kTooLong | kOverlong2 | kTwoContinuations | kOverlong3 | kTooLarge1000 | kOverlong4,  // 1000____
+    kTooLong | kOverlong2 | kTwoContinuations | kOverlong3 | kTooLarge,                   // 1001____
+    kTooLong | kOverlong2 | kTwoContinuations | kSurrogate | kTooLarge,                   // 1010____
+    kTooLong | kOverlong2 | kTwoContinuations | kSurrogate | kTooLarge,                   // 1011____
+    kTooShort,
+    kTooShort,
+    kTooShort,
+    kTooShort,  // 11______
 };
 
 // A byte must be a continuation when the byte two back is a 3- or 4-byte

@@ -42,7 +42,8 @@ NewFile NewFile::in_directory(const std::filesystem::path& dir, int access, cons
     for (int k = 0; fd < 0; ++k) {
       temp = k == 0 ? base : base + "-" + std::to_string(k);
       fd = ::open(temp.c_str(), access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0 && (errno != EEXIST || k + 1 == kAttempts)) throw_errno([&] { return "cannot create " + temp.string(); });
+      if (fd < 0 && (errno != EEXIST || k + 1 == kAttempts))
+        throw_errno([&] { return "cannot create " + temp.string(); });
     }
   } else if (fd < 0) {
     throw_errno([&] { return "cannot create " + for_name.string() + " (a new file in " + where.string() + ")"; });

@@ -1,5 +1,5 @@
-#include "base/decimal.hpp"
 #include "library/pending_sync.hpp"
+#include "base/decimal.hpp"
 
 #include "agent_session/session.hpp"
 #include "spec/line_parser.hpp"

@@ -89,7 +89,6 @@ void require_regular_file(int fd, const char* what, const std::filesystem::path&
   }
 }
 
-
 }  // namespace
 
 LockedFile::LockedFile(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
@@ -178,8 +177,8 @@ void LockedFile::append(std::string_view bytes) {
   // size_ is ours.
   if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
     throw std::system_error(error, std::generic_category(),
-                            "cannot append to session " + path_.string() +
-                                ", and the rollback failed too (" + std::strerror(errno) +
+                            "cannot append to session " + path_.string() + ", and the rollback failed too (" +
+                                std::strerror(errno) +
                                 "): the file may end in a torn line, see `agent-session repair`");
   }
   throw_errno(error, "cannot append to session (rolled back)", path_);
@@ -235,8 +234,7 @@ void LockedFile::truncate_and_sync(std::uint64_t size) {
 }
 
 std::filesystem::path write_new_file_synced(std::string_view bytes,
-                                            const std::function<std::filesystem::path(int)>& name_for,
-                                            int attempts) {
+                                            const std::function<std::filesystem::path(int)>& name_for, int attempts) {
   // The directory first: if it cannot be synced, nothing is made at all.
   const std::filesystem::path first = name_for(0);
   Fd dir(open_directory_for_sync(first, "cannot write the new file"));
@@ -255,14 +253,14 @@ std::filesystem::path write_new_file_synced(std::string_view bytes,
       const int error = errno;
       ::unlink(name.c_str());
       throw std::system_error(error, std::generic_category(),
-                              "cannot sync directory " + directory_of(name).string() + " after naming " + name.string() +
-                                  ", so that name was removed again; nothing was changed");
+                              "cannot sync directory " + directory_of(name).string() + " after naming " +
+                                  name.string() + ", so that name was removed again; nothing was changed");
     }
     return name;
   }
-  throw std::system_error(EEXIST, std::generic_category(),
-                          "cannot find a free name for " + first.string() + " after " + std::to_string(attempts) +
-                              " tries");
+  throw std::system_error(
+      EEXIST, std::generic_category(),
+      "cannot find a free name for " + first.string() + " after " + std::to_string(attempts) + " tries");
 }
 
 }  // namespace agent_session::internal

@@ -80,7 +80,6 @@ class LockedFile {
 // Throws std::system_error; on any failure no temporary file stays and no
 // final name is made (one made before a failed directory fsync is removed).
 std::filesystem::path write_new_file_synced(std::string_view bytes,
-                                            const std::function<std::filesystem::path(int)>& name_for,
-                                            int attempts);
+                                            const std::function<std::filesystem::path(int)>& name_for, int attempts);
 
 }  // namespace agent_session::internal

@@ -4,9 +4,9 @@
 #include "spec/line_reader.hpp"
 
 #include "agent_session/session.hpp"
+#include "base/utf8.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
-#include "base/utf8.hpp"
 
 #include <algorithm>
 #include <cerrno>

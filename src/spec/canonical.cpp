@@ -39,7 +39,9 @@ void append_canonical_value(std::string& out, const Json& value, int depth) {
       // JavaScript's property order; a loaded object is in it already, one
       // built in memory may not be.
       const auto& object = *value.get_ptr<const Json::object_t*>();
-      const auto member = [&](std::size_t i) -> const auto& { return *(object.begin() + static_cast<std::ptrdiff_t>(i)); };
+      const auto member = [&](std::size_t i) -> const auto& {
+        return *(object.begin() + static_cast<std::ptrdiff_t>(i));
+      };
       const std::vector<std::size_t> order =
           javascript_order(object.size(), [&](std::size_t i) -> std::string_view { return member(i).first; });
       out += '{';

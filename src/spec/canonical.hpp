@@ -60,10 +60,9 @@ void append_json_string(Text& out, std::string_view text) {
 
 // Appends the canonical text of `value` to `out`: no whitespace, numbers
 // as Number::toString prints them, object members in JavaScript's order
-// (array-index keys first, ascending, then the others as they come). `depth` is the nesting level `value` occupies if it
-// is an array or object, for the limit of SPEC.md §2.1.
-// Throws SerializationError (invalid UTF-8, a non-finite number, a binary
-// value, nesting past kMaxNestingDepth).
+// (array-index keys first, ascending, then the others as they come). `depth` is the nesting level `value` occupies if
+// it is an array or object, for the limit of SPEC.md §2.1. Throws SerializationError (invalid UTF-8, a non-finite
+// number, a binary value, nesting past kMaxNestingDepth).
 void append_canonical_value(std::string& out, const Json& value, int depth);
 
 // What the library sees of a ToolInput beyond its public interface.

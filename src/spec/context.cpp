@@ -20,8 +20,8 @@ std::string unit_exceeds_text(const ContextUnit& unit, std::uint64_t budget) {
   const std::string messages = unit.end - unit.begin == 1
                                    ? "message " + std::to_string(unit.begin)
                                    : "messages " + std::to_string(unit.begin) + "-" + std::to_string(unit.end - 1);
-  return "context budget cannot contain the smallest consistent message unit: the newest unit, " + messages +
-         ", is " + std::to_string(unit.chars) + " characters; the budget is " + std::to_string(budget);
+  return "context budget cannot contain the smallest consistent message unit: the newest unit, " + messages + ", is " +
+         std::to_string(unit.chars) + " characters; the budget is " + std::to_string(budget);
 }
 
 }  // namespace

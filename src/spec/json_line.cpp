@@ -1,8 +1,8 @@
 #include "spec/json_line.hpp"
 
+#include "base/printable.hpp"
 #include "spec/js_object.hpp"
 #include "spec/json_teardown.hpp"
-#include "base/printable.hpp"
 
 #include <utility>
 #include <vector>
@@ -137,8 +137,10 @@ class DomBuilder : public nlohmann::json_sax<Json> {
     for (std::size_t i = 0; i < line_.size(); ++i) {
       const char c = line_[i];
       if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       } else if (c == '[' || c == '{') {
@@ -171,7 +173,7 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   // that the line looked blank (a CRLF file's blank line is a lone "\r").
   if (!line.empty() && line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return std::string(line == "\r" ? "byte 1: the line is a lone carriage return, a blank line of a CRLF file"
-                                     : "byte 1: the line holds only whitespace (spaces, tabs, carriage returns)") +
+                                    : "byte 1: the line holds only whitespace (spaces, tabs, carriage returns)") +
            ": not an empty line, so not skipped (only an exactly empty line is)";
   }
   // nlohmann's lexer takes a NUL byte for the end of input, so

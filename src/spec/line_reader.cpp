@@ -73,8 +73,9 @@ LinePosition find_line(std::string_view bytes, Found&& found) {
   }
   if (at.number == 0) return at;
   const std::size_t end = bytes.find('\n', static_cast<std::size_t>(at.offset));
-  at.text = bytes.substr(static_cast<std::size_t>(at.offset),
-                         end == std::string_view::npos ? std::string_view::npos : end - static_cast<std::size_t>(at.offset));
+  at.text =
+      bytes.substr(static_cast<std::size_t>(at.offset),
+                   end == std::string_view::npos ? std::string_view::npos : end - static_cast<std::size_t>(at.offset));
   at.last = end == std::string_view::npos || bytes.find_first_not_of('\n', end) == std::string_view::npos;
   return at;
 }

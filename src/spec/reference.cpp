@@ -12,7 +12,6 @@ namespace agent_session::reference {
 // SPEC.md §4's L(canonical(m)): the canonical line, printed, measured.
 std::uint64_t measure(const Message& message) { return internal::utf16_length(to_canonical_json(message)); }
 
-
 std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   std::uint64_t chars = 0;
   for (std::size_t i = 0; i < messages.size(); ++i) chars += internal::message_chars(messages, i, measure);

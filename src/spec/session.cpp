@@ -10,8 +10,8 @@ namespace agent_session {
 namespace {
 
 std::string session_error_text(SessionErrorKind kind, std::size_t line, const std::string& detail) {
-  std::string text = kind == SessionErrorKind::invalid_json ? "invalid session JSON at line "
-                                                            : "invalid session record at line ";
+  std::string text =
+      kind == SessionErrorKind::invalid_json ? "invalid session JSON at line " : "invalid session record at line ";
   text += std::to_string(line);
   if (!detail.empty()) text += ": " + detail;
   return text;

@@ -102,5 +102,4 @@ std::size_t kept_from(std::size_t count, std::uint64_t max_chars, DeclarerOf&& d
   return kept_from;
 }
 
-
 }  // namespace agent_session::internal

@@ -94,9 +94,9 @@ std::vector<Answer> ask_oracle(const std::vector<std::vector<std::string>>& jobs
       out << line << "]\n";
     }
   }
-  const auto run = cli::run_process(
-      {"node", kOracleBatch.string(), (dir / "jobs.jsonl").string(), (dir / "results.bin").string()}, "",
-      std::chrono::minutes(10));
+  const auto run =
+      cli::run_process({"node", kOracleBatch.string(), (dir / "jobs.jsonl").string(), (dir / "results.bin").string()},
+                       "", std::chrono::minutes(10));
   if (run.end != cli::ProcessEnd::exited || run.exit_code != 0) {
     ADD_FAILURE() << "oracle_batch.mjs: " << cli::describe_end(run, std::chrono::minutes(10)) << "\n" << run.err;
     return {};

@@ -42,12 +42,32 @@ std::string printed_from_json(const std::string& json) {
 
 TEST(CanonicalElement, PrintsWhatTheJsonRoutePrints) {
   for (const std::string json : {
-           R"(null)", R"(true)", R"(false)", R"("")", R"(0)", R"(-0)", R"(-0.0)", R"(1.0)", R"(1E+2)",
-           R"(0.000001)", R"(1e-7)", R"(1e21)", R"(-9223372036854775808)",
-           R"(18446744073709551615)", R"(9007199254740993)", R"(0.1)", R"(5e-324)", R"(1e-400)",
-           R"(1.7976931348623157e308)", R"("a\"b\\c\/d\b\f\n\r\t\u0001\u001f é \u00e9 🚀 \ud83d\ude80 \u2028")",
-           R"([])", R"({})", R"([1,[2,[3,{}]]])", R"({"path":"a.txt","n":[1.5,-2,3e-10],"deep":{"x":null}})",
-           R"( { "spaced" : [ 1 , 2 ] } )", R"({"01":1,"-1":2,"1.5":3,"4294967295":4})",
+           R"(null)",
+           R"(true)",
+           R"(false)",
+           R"("")",
+           R"(0)",
+           R"(-0)",
+           R"(-0.0)",
+           R"(1.0)",
+           R"(1E+2)",
+           R"(0.000001)",
+           R"(1e-7)",
+           R"(1e21)",
+           R"(-9223372036854775808)",
+           R"(18446744073709551615)",
+           R"(9007199254740993)",
+           R"(0.1)",
+           R"(5e-324)",
+           R"(1e-400)",
+           R"(1.7976931348623157e308)",
+           R"("a\"b\\c\/d\b\f\n\r\t\u0001\u001f é \u00e9 🚀 \ud83d\ude80 \u2028")",
+           R"([])",
+           R"({})",
+           R"([1,[2,[3,{}]]])",
+           R"({"path":"a.txt","n":[1.5,-2,3e-10],"deep":{"x":null}})",
+           R"( { "spaced" : [ 1 , 2 ] } )",
+           R"({"01":1,"-1":2,"1.5":3,"4294967295":4})",
        }) {
     EXPECT_EQ(printed_from_tape(json), std::optional<std::string>(printed_from_json(json))) << json;
   }
@@ -62,7 +82,8 @@ TEST(CanonicalElement, DeclinesWhatJavaScriptReorders) {
 TEST(CanonicalElement, FindsARepeatedKeyAmongManyKeys) {
   std::string many = "{";
   for (int i = 0; i < 40; ++i) many += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
-  EXPECT_EQ(printed_from_tape(many + "\"last\":0}"), std::optional<std::string>(printed_from_json(many + "\"last\":0}")));
+  EXPECT_EQ(printed_from_tape(many + "\"last\":0}"),
+            std::optional<std::string>(printed_from_json(many + "\"last\":0}")));
   EXPECT_EQ(printed_from_tape(many + "\"k7\":0}"), std::nullopt);
 }
 
@@ -70,9 +91,21 @@ TEST(CanonicalElement, FindsARepeatedKeyAmongManyKeys) {
 // printer has a path for each), integers of every magnitude included.
 TEST(CanonicalElement, PrintsEveryNumberAsTheReferencePrintsIt) {
   std::mt19937_64 random(3);
-  std::vector<std::string> tokens = {"0", "-0", "1", "-1", "9007199254740993", "-9007199254740993",
-                                     "9223372036854775807", "-9223372036854775808", "9223372036854775808",
-                                     "18446744073709551615", "1e22", "1.5e-7", "123.456", "0.1", "2e-323"};
+  std::vector<std::string> tokens = {"0",
+                                     "-0",
+                                     "1",
+                                     "-1",
+                                     "9007199254740993",
+                                     "-9007199254740993",
+                                     "9223372036854775807",
+                                     "-9223372036854775808",
+                                     "9223372036854775808",
+                                     "18446744073709551615",
+                                     "1e22",
+                                     "1.5e-7",
+                                     "123.456",
+                                     "0.1",
+                                     "2e-323"};
   for (int i = 0; i < 3000; ++i) {
     tokens.push_back(std::to_string(random() >> (random() % 64)));
     tokens.push_back("-" + std::to_string(random() >> (1 + random() % 63)));  // simdjson reads down to -2^63

@@ -28,12 +28,52 @@ std::string reference(double value) {
 }
 
 std::vector<double> numbers_to_print() {
-  std::vector<double> values = {0.0, -0.0, 1, -1, 9, 10, 99, 100, 999999, 1e15, 9007199254740991.0, 9007199254740992.0,
-                                9007199254740994.0, 1e20, 1e21, -1e21, 1e22, 1e23, 1e36, 1e37, 1e-6, 1e-7, 1e-8, 1e-9,
-                                0.000001, 0.0000015, 0.00001, 123456.78901234, 999999999999999.9, 99999999999999.98,
-                                0.1 + 0.2, 1.0 / 3, 2.5e-6, 12.375, 123456789012345680000.0, 6.02e23, 4.77497347502628e+29,
-                                2.70057e-7, 9.401399999999999e-7, 5e-324, 0.5, -1.5, 0.1, 1e300,
-                                std::numeric_limits<double>::max(), std::numeric_limits<double>::min()};
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1,
+                                -1,
+                                9,
+                                10,
+                                99,
+                                100,
+                                999999,
+                                1e15,
+                                9007199254740991.0,
+                                9007199254740992.0,
+                                9007199254740994.0,
+                                1e20,
+                                1e21,
+                                -1e21,
+                                1e22,
+                                1e23,
+                                1e36,
+                                1e37,
+                                1e-6,
+                                1e-7,
+                                1e-8,
+                                1e-9,
+                                0.000001,
+                                0.0000015,
+                                0.00001,
+                                123456.78901234,
+                                999999999999999.9,
+                                99999999999999.98,
+                                0.1 + 0.2,
+                                1.0 / 3,
+                                2.5e-6,
+                                12.375,
+                                123456789012345680000.0,
+                                6.02e23,
+                                4.77497347502628e+29,
+                                2.70057e-7,
+                                9.401399999999999e-7,
+                                5e-324,
+                                0.5,
+                                -1.5,
+                                0.1,
+                                1e300,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::min()};
   std::mt19937_64 random(7);
   for (int i = 0; i < 50000; ++i) {
     const double sign = i % 2 ? -1 : 1;
@@ -120,9 +160,20 @@ TEST(WriteJsNumber, PrintsWhatTheReferencePrints) {
 }
 
 TEST(WriteJsInteger, PrintsWhatTheIntegerRoundedToADoublePrints) {
-  std::vector<std::int64_t> values = {0, 1, -1, 9, 10, 99999999, 100000000, -100000000, (std::int64_t{1} << 53) - 1,
-                                      std::int64_t{1} << 53, (std::int64_t{1} << 53) + 1, -(std::int64_t{1} << 53) - 1,
-                                      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+  std::vector<std::int64_t> values = {0,
+                                      1,
+                                      -1,
+                                      9,
+                                      10,
+                                      99999999,
+                                      100000000,
+                                      -100000000,
+                                      (std::int64_t{1} << 53) - 1,
+                                      std::int64_t{1} << 53,
+                                      (std::int64_t{1} << 53) + 1,
+                                      -(std::int64_t{1} << 53) - 1,
+                                      std::numeric_limits<std::int64_t>::max(),
+                                      std::numeric_limits<std::int64_t>::min()};
   std::mt19937_64 random(11);
   for (int i = 0; i < 100000; ++i) {
     // Every magnitude from 1 to 63 bits, both signs.
@@ -135,7 +186,8 @@ TEST(WriteJsInteger, PrintsWhatTheIntegerRoundedToADoublePrints) {
     char room[kJsNumberRoom];
     const std::string written(room, write_js_integer(room, value));
     const std::string expected = reference(static_cast<double>(value));
-    if (written != expected && ++mismatches <= 10) ADD_FAILURE() << "write_js_integer(" << value << ") is " << written << ", the reference prints " << expected;
+    if (written != expected && ++mismatches <= 10)
+      ADD_FAILURE() << "write_js_integer(" << value << ") is " << written << ", the reference prints " << expected;
   }
   EXPECT_EQ(mismatches, 0);
 }

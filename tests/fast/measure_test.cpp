@@ -9,8 +9,8 @@
 #include "fast/fast_path.hpp"
 
 #include "agent_session/context.hpp"
-#include "spec/reference.hpp"
 #include "base/utf8.hpp"
+#include "spec/reference.hpp"
 
 #include <gtest/gtest.h>
 
@@ -33,8 +33,19 @@ class Histories {
   std::size_t below(std::size_t n) { return static_cast<std::size_t>(random_() % n); }
 
   std::string text() {
-    static const char* const kPieces[] = {"a", "word ", "\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xC3\xA9",
-                                          "\xE4\xB8\xAD", "\xE2\x80\xA8", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF"};
+    static const char* const kPieces[] = {"a",
+                                          "word ",
+                                          "\"",
+                                          "\\",
+                                          "\n",
+                                          "\x01",
+                                          "\x1f",
+                                          "\x7f",
+                                          "\xC3\xA9",
+                                          "\xE4\xB8\xAD",
+                                          "\xE2\x80\xA8",
+                                          "\xF0\x9F\x98\x80",
+                                          "\xF4\x8F\xBF\xBF"};
     std::string out;
     for (std::size_t n = below(3) == 0 ? below(200) : below(12); n > 0; --n) {
       if (below(8) == 0) {
@@ -94,7 +105,8 @@ class Histories {
             // nearest declaration is the one (SPEC.md §5.1).
             const bool reuse = !used_ids_.empty() && below(6) == 0;
             if (reuse) {
-              const std::size_t back = below(below(4) == 0 ? used_ids_.size() : std::min<std::size_t>(used_ids_.size(), 3));
+              const std::size_t back =
+                  below(below(4) == 0 ? used_ids_.size() : std::min<std::size_t>(used_ids_.size(), 3));
               open_ids.push_back(used_ids_[used_ids_.size() - 1 - back]);
             } else {
               open_ids.push_back("call" + std::to_string(next_id_++));
@@ -142,8 +154,9 @@ Outcome outcome_of(F&& f) {
   try {
     return f();
   } catch (const ContextError& error) {
-    return {0, 0, "kind " + std::to_string(static_cast<int>(error.kind())) + " index " +
-                      (error.message_index() ? std::to_string(*error.message_index()) : "none") + ": " + error.what()};
+    return {0, 0,
+            "kind " + std::to_string(static_cast<int>(error.kind())) + " index " +
+                (error.message_index() ? std::to_string(*error.message_index()) : "none") + ": " + error.what()};
   }
 }
 
@@ -203,8 +216,7 @@ TEST(TrimContext, KeepsWhatTheReferenceKeepsOrThrowsItsError) {
 // messages the fast trim looks back first), and one that is an orphan.
 TEST(TrimContext, FindsDeclaringAssistantsFarBack) {
   for (const std::size_t gap : {1u, 15u, 16u, 17u, 100u, 5000u}) {
-    std::vector<Message> messages = {UserMessage{"start"},
-                                     AssistantMessage{"", {ToolCall{"far", "f", Json(nullptr)}}}};
+    std::vector<Message> messages = {UserMessage{"start"}, AssistantMessage{"", {ToolCall{"far", "f", Json(nullptr)}}}};
     for (std::size_t i = 0; i < gap; ++i) messages.push_back(UserMessage{"filler " + std::to_string(i)});
     messages.push_back(ToolResultMessage{"late", "far", false});
     messages.push_back(ToolResultMessage{"lost", "nobody", true});

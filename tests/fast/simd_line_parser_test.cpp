@@ -112,10 +112,26 @@ std::string with_input(const std::string& input) {
 }
 
 TEST_F(SimdLineParserTest, EveryNumberIsTheDoubleTheReferenceReads) {
-  for (const char* number : {"0", "-0", "-0.0", "-0e0", "0e-5", "1e-400", "-1e-400", "5e-324", "2.2250738585072011e-308",
-                             "1.7976931348623157e308", "0.1", "1E2", "1e+2", "123456789.123456789", "9007199254740993",
-                             "-9223372036854775808", "9223372036854775808", "18446744073709551615",
-                             "1234567890123456789012345678901234567890e-20", "[1,-2,3.5,1e21,1e-7]"}) {
+  for (const char* number : {"0",
+                             "-0",
+                             "-0.0",
+                             "-0e0",
+                             "0e-5",
+                             "1e-400",
+                             "-1e-400",
+                             "5e-324",
+                             "2.2250738585072011e-308",
+                             "1.7976931348623157e308",
+                             "0.1",
+                             "1E2",
+                             "1e+2",
+                             "123456789.123456789",
+                             "9007199254740993",
+                             "-9223372036854775808",
+                             "9223372036854775808",
+                             "18446744073709551615",
+                             "1234567890123456789012345678901234567890e-20",
+                             "[1,-2,3.5,1e21,1e-7]"}) {
     expect_same_value(number);
     expect_same_answer(with_input(number));
   }
@@ -147,7 +163,9 @@ TEST_F(SimdLineParserTest, ObjectsOfManyMembersMergeAndOrderAsTheReferenceDoes) 
     std::string text = "{";
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t r = i * 7 % 23;
-      const std::string key = r < 12 ? "k" + std::to_string(r % 9) : r < 20 ? std::to_string(r * 5 % 11) : "0" + std::to_string(r);
+      const std::string key = r < 12   ? "k" + std::to_string(r % 9)
+                              : r < 20 ? std::to_string(r * 5 % 11)
+                                       : "0" + std::to_string(r);
       text += (i > 0 ? ",\"" : "\"") + key + "\":" + std::to_string(i);
     }
     text += "}";
@@ -171,16 +189,35 @@ TEST_F(SimdLineParserTest, NestingUpTo512LevelsIsAnswered) {
 // reference's error, text and byte offset included.
 TEST_F(SimdLineParserTest, EveryRejectedLineGetsTheReferencesError) {
   const std::string nested_513 = std::string(513, '[') + std::string(513, ']');
-  for (const std::string& line :
-       {std::string("\xEF\xBB\xBF{}"), std::string("{}\0", 3), std::string("\"a\0b\"", 5), std::string("\"a\tb\""),
-        std::string("\"\x1f\""), std::string(R"("\ud800")"), std::string(R"("\udc00x")"),
-        std::string(R"("\ud800\u0041")"), std::string("\"\xff\""), std::string("\"\xed\xa0\x80\""),
-        std::string("\"\xc0\x80\""), std::string("1e400"), std::string("-1e400"),
-        std::string("1.7976931348623159e308"), nested_513, std::string(" "), std::string("\r"), std::string("{} {}"),
-        std::string("[1,]"), std::string("01"), std::string("1."), std::string("\f{}"), std::string("{}\v"),
-        std::string("nul"), std::string("'a'"), std::string("{\"a\" 1}"),
-        std::string("\xEF\xBB\xBF{\"role\":\"user\",\"content\":\"\"}"), with_input("1e400"),
-        with_input(std::string(510, '[') + std::string(510, ']'))}) {
+  for (const std::string& line : {std::string("\xEF\xBB\xBF{}"),
+                                  std::string("{}\0", 3),
+                                  std::string("\"a\0b\"", 5),
+                                  std::string("\"a\tb\""),
+                                  std::string("\"\x1f\""),
+                                  std::string(R"("\ud800")"),
+                                  std::string(R"("\udc00x")"),
+                                  std::string(R"("\ud800\u0041")"),
+                                  std::string("\"\xff\""),
+                                  std::string("\"\xed\xa0\x80\""),
+                                  std::string("\"\xc0\x80\""),
+                                  std::string("1e400"),
+                                  std::string("-1e400"),
+                                  std::string("1.7976931348623159e308"),
+                                  nested_513,
+                                  std::string(" "),
+                                  std::string("\r"),
+                                  std::string("{} {}"),
+                                  std::string("[1,]"),
+                                  std::string("01"),
+                                  std::string("1."),
+                                  std::string("\f{}"),
+                                  std::string("{}\v"),
+                                  std::string("nul"),
+                                  std::string("'a'"),
+                                  std::string("{\"a\" 1}"),
+                                  std::string("\xEF\xBB\xBF{\"role\":\"user\",\"content\":\"\"}"),
+                                  with_input("1e400"),
+                                  with_input(std::string(510, '[') + std::string(510, ']'))}) {
     SCOPED_TRACE(line);
     ASSERT_TRUE(std::holds_alternative<std::string>(parse_json_line(line)));
     EXPECT_FALSE(simd_.json(line, 0).has_value());
@@ -206,9 +243,9 @@ TEST_F(SimdLineParserTest, IntegersPast64BitsAreCorrectlyRoundedThroughTheRefere
 TEST_F(SimdLineParserTest, BytesPastTheLineDoNotChangeTheAnswer) {
   for (const std::string& line : {std::string(R"({"role":"user","content":"a\"b"})"), std::string("12345"),
                                   std::string(R"({"role":"user","content":"a")"), std::string("tru")}) {
-    for (const std::string& after : {std::string(64, '"'), std::string(64, '\\'), std::string(64, '9'),
-                                    std::string(64, '\0'), std::string(64, '\xff'), std::string(64, '{'),
-                                    std::string("e") + std::string(63, ' ')}) {
+    for (const std::string& after :
+         {std::string(64, '"'), std::string(64, '\\'), std::string(64, '9'), std::string(64, '\0'),
+          std::string(64, '\xff'), std::string(64, '{'), std::string("e") + std::string(63, ' ')}) {
       const std::string buffer = line + after;
       expect_same_answer(std::string_view(buffer).substr(0, line.size()), after.size());
     }
@@ -253,17 +290,16 @@ TEST_F(SimdLineParserTest, ReadsEachKindOfMessageAsTheReferenceDoes) {
 }
 
 TEST_F(SimdLineParserTest, EveryRecordThatIsNotAMessageGetsTheReferencesReason) {
-  for (const char* line : {R"([])", R"("user")", R"({"role":"user"})", R"({"role":1,"content":""})",
-                           R"({"role":"user","content":null})", R"({"role":"nope","content":""})",
-                           R"({"role":"assistant","content":""})", R"({"role":"assistant","content":"","toolCalls":{}})",
-                           R"({"role":"assistant","content":"","toolCalls":[1]})",
-                           R"({"role":"assistant","content":"","toolCalls":[{"id":1,"name":"n","input":1}]})",
-                           R"({"role":"assistant","content":"","toolCalls":[{"id":"1","name":"n"}]})",
-                           R"({"role":"tool","content":"","toolCallId":"1"})",
-                           R"({"role":"tool","content":"","toolCallId":"1","isError":"false"})",
-                           R"({"role":"tool","content":"","isError":false})",
-                           R"({"role":"user","content":"","role":"nope"})",
-                           R"({"role":"tool","content":"","toolCallId":"1","isError":false,"isError":0})"}) {
+  for (const char* line :
+       {R"([])", R"("user")", R"({"role":"user"})", R"({"role":1,"content":""})", R"({"role":"user","content":null})",
+        R"({"role":"nope","content":""})", R"({"role":"assistant","content":""})",
+        R"({"role":"assistant","content":"","toolCalls":{}})", R"({"role":"assistant","content":"","toolCalls":[1]})",
+        R"({"role":"assistant","content":"","toolCalls":[{"id":1,"name":"n","input":1}]})",
+        R"({"role":"assistant","content":"","toolCalls":[{"id":"1","name":"n"}]})",
+        R"({"role":"tool","content":"","toolCallId":"1"})",
+        R"({"role":"tool","content":"","toolCallId":"1","isError":"false"})",
+        R"({"role":"tool","content":"","isError":false})", R"({"role":"user","content":"","role":"nope"})",
+        R"({"role":"tool","content":"","toolCallId":"1","isError":false,"isError":0})"}) {
     EXPECT_THROW(reference_.parse(line, 1), SessionError) << line;
     expect_same_answer(line);
   }
@@ -308,7 +344,7 @@ TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
   };
   const std::string good = R"({"role":"user","content":"a"})";
   for (const std::string& bad : {std::string("{\"role\":\"user\",\"content\":\"\\ud800\"}"), std::string("1e400"),
-                                std::string("{\"role\":\"user\"}"), std::string("\xEF\xBB\xBF{}"), good}) {
+                                 std::string("{\"role\":\"user\"}"), std::string("\xEF\xBB\xBF{}"), good}) {
     for (const std::string& tail : {std::string("\n"), std::string("\n") + good + "\n", std::string()}) {
       const std::string bytes = good + "\n\n" + bad + tail;
       SCOPED_TRACE(bytes);

@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -90,7 +90,8 @@ class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
     const auto expected = test_support::json_string_units(text);
     ASSERT_EQ(json_string_units_with(GetParam(), text), expected)
         << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
-    ASSERT_EQ(test_support::json_string_units(text), expected) << "fastest kernel, " << text.size() << " bytes: " << hex(text);
+    ASSERT_EQ(test_support::json_string_units(text), expected)
+        << "fastest kernel, " << text.size() << " bytes: " << hex(text);
     ASSERT_EQ(json_string_units_or_zero(text), expected.value_or(0)) << "fastest kernel, " << hex(text);
     if (expected) {
       const auto units = internal::utf16_length(text);
@@ -113,14 +114,31 @@ TEST_P(Utf8KernelTest, EveryLengthAroundBlockBoundaries) {
   const std::string mixes[] = {
       std::string(256, 'x'),
       cjk_filler(256),
-      [] { std::string s; while (s.size() < 256) s += "\xC3\xA9"; return s; }(),               // é
-      [] { std::string s; while (s.size() < 256) s += "\xF0\x9F\x98\x80"; return s; }(),       // 😀
-      [] { std::string s; while (s.size() < 256) s += "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\"\n"; return s; }(),
-      [] { std::string s; while (s.size() < 256) s += "\xF4\x8F\xBF\xBF\xEF\xBF\xBF\xE2\x80\xA8\x7F\x1b"; return s; }(),
+      [] {
+        std::string s;
+        while (s.size() < 256) s += "\xC3\xA9";
+        return s;
+      }(),  // é
+      [] {
+        std::string s;
+        while (s.size() < 256) s += "\xF0\x9F\x98\x80";
+        return s;
+      }(),  // 😀
+      [] {
+        std::string s;
+        while (s.size() < 256) s += "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\"\n";
+        return s;
+      }(),
+      [] {
+        std::string s;
+        while (s.size() < 256) s += "\xF4\x8F\xBF\xBF\xEF\xBF\xBF\xE2\x80\xA8\x7F\x1b";
+        return s;
+      }(),
   };
   for (const std::string& mix : mixes) {
     for (std::size_t start = 0; start < 4; ++start) {
-      for (std::size_t length = 0; length <= 200; ++length) expect_reference(std::string_view(mix).substr(start, length));
+      for (std::size_t length = 0; length <= 200; ++length)
+        expect_reference(std::string_view(mix).substr(start, length));
     }
   }
 }
@@ -129,15 +147,26 @@ TEST_P(Utf8KernelTest, EveryLengthAroundBlockBoundaries) {
 // ASCII and between CJK text, and as the very end of the string.
 TEST_P(Utf8KernelTest, EveryInvalidClassAtEveryPosition) {
   std::vector<std::string> invalid = {
-      bytes({0xC0, 0x80}), bytes({0xC1, 0xBF}),                          // overlong 2-byte
-      bytes({0xE0, 0x80, 0x80}), bytes({0xE0, 0x9F, 0xBF}),              // overlong 3-byte
-      bytes({0xF0, 0x80, 0x80, 0x80}), bytes({0xF0, 0x8F, 0xBF, 0xBF}),  // overlong 4-byte
-      bytes({0xED, 0xA0, 0x80}), bytes({0xED, 0xBF, 0xBF}),              // surrogates
-      bytes({0xF4, 0x90, 0x80, 0x80}), bytes({0xF7, 0xBF, 0xBF, 0xBF}),  // past U+10FFFF
-      bytes({0x80}), bytes({0xBF}), bytes({0xC3, 0xA9, 0xA9}),           // stray continuation
-      bytes({0xC3}), bytes({0xE4, 0xB8}), bytes({0xF0, 0x9F, 0x98}),     // truncated
-      bytes({0xC3, 0x41}), bytes({0xE4, 0x41, 0x80}), bytes({0xF0, 0x9F, 0x41, 0x80}),
-      bytes({0xE4, 0xB8, 0xC3, 0xA9}),                                   // a lead cuts a sequence
+      bytes({0xC0, 0x80}),
+      bytes({0xC1, 0xBF}),  // overlong 2-byte
+      bytes({0xE0, 0x80, 0x80}),
+      bytes({0xE0, 0x9F, 0xBF}),  // overlong 3-byte
+      bytes({0xF0, 0x80, 0x80, 0x80}),
+      bytes({0xF0, 0x8F, 0xBF, 0xBF}),  // overlong 4-byte
+      bytes({0xED, 0xA0, 0x80}),
+      bytes({0xED, 0xBF, 0xBF}),  // surrogates
+      bytes({0xF4, 0x90, 0x80, 0x80}),
+      bytes({0xF7, 0xBF, 0xBF, 0xBF}),  // past U+10FFFF
+      bytes({0x80}),
+      bytes({0xBF}),
+      bytes({0xC3, 0xA9, 0xA9}),  // stray continuation
+      bytes({0xC3}),
+      bytes({0xE4, 0xB8}),
+      bytes({0xF0, 0x9F, 0x98}),  // truncated
+      bytes({0xC3, 0x41}),
+      bytes({0xE4, 0x41, 0x80}),
+      bytes({0xF0, 0x9F, 0x41, 0x80}),
+      bytes({0xE4, 0xB8, 0xC3, 0xA9}),  // a lead cuts a sequence
   };
   for (unsigned byte = 0xF5; byte <= 0xFF; ++byte) {
     invalid.push_back(bytes({byte}));
@@ -158,9 +187,18 @@ TEST_P(Utf8KernelTest, EveryInvalidClassAtEveryPosition) {
 // rejected.
 TEST_P(Utf8KernelTest, EveryRangeBoundAtEveryPosition) {
   const std::string valid[] = {
-      bytes({0x7F}), bytes({0xC2, 0x80}), bytes({0xDF, 0xBF}), bytes({0xE0, 0xA0, 0x80}), bytes({0xEC, 0xBF, 0xBF}),
-      bytes({0xED, 0x80, 0x80}), bytes({0xED, 0x9F, 0xBF}), bytes({0xEE, 0x80, 0x80}), bytes({0xEF, 0xBF, 0xBF}),
-      bytes({0xF0, 0x90, 0x80, 0x80}), bytes({0xF3, 0xBF, 0xBF, 0xBF}), bytes({0xF4, 0x80, 0x80, 0x80}),
+      bytes({0x7F}),
+      bytes({0xC2, 0x80}),
+      bytes({0xDF, 0xBF}),
+      bytes({0xE0, 0xA0, 0x80}),
+      bytes({0xEC, 0xBF, 0xBF}),
+      bytes({0xED, 0x80, 0x80}),
+      bytes({0xED, 0x9F, 0xBF}),
+      bytes({0xEE, 0x80, 0x80}),
+      bytes({0xEF, 0xBF, 0xBF}),
+      bytes({0xF0, 0x90, 0x80, 0x80}),
+      bytes({0xF3, 0xBF, 0xBF, 0xBF}),
+      bytes({0xF4, 0x80, 0x80, 0x80}),
       bytes({0xF4, 0x8F, 0xBF, 0xBF}),
   };
   for (const std::string& pattern : valid) {
@@ -195,7 +233,8 @@ TEST_P(Utf8KernelTest, EveryTwoBytePatternAtBlockEdges) {
   for (unsigned first = 0; first < 256; ++first) {
     for (unsigned second = 0; second < 256; ++second) {
       const std::string pattern = bytes({first, second});
-      for (const std::size_t offset : {0, 31, 63, 127}) expect_reference(embedded(pattern, offset, 129, first % 2 == 1));
+      for (const std::size_t offset : {0, 31, 63, 127})
+        expect_reference(embedded(pattern, offset, 129, first % 2 == 1));
       expect_reference(pattern);
     }
   }
@@ -226,9 +265,22 @@ TEST_P(Utf8KernelTest, ThreeAndFourBytePatternsAtBlockEdges) {
 TEST_P(Utf8KernelTest, RandomTexts) {
   std::mt19937_64 random(20261130);
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
-  const std::vector<std::string> pieces = {"a",  "Z",    " ",    "\"",     "\\",       "\n",       "\t",
-                                           "\x01", "\x1b", "\x7f", "\xC3\xA9", "\xE4\xB8\xAD", "\xE2\x80\xA8",
-                                           "\xF0\x9F\x98\x80", "\xEF\xBF\xBF", "\xF4\x8F\xBF\xBF"};
+  const std::vector<std::string> pieces = {"a",
+                                           "Z",
+                                           " ",
+                                           "\"",
+                                           "\\",
+                                           "\n",
+                                           "\t",
+                                           "\x01",
+                                           "\x1b",
+                                           "\x7f",
+                                           "\xC3\xA9",
+                                           "\xE4\xB8\xAD",
+                                           "\xE2\x80\xA8",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xEF\xBF\xBF",
+                                           "\xF4\x8F\xBF\xBF"};
   for (int round = 0; round < 20000; ++round) {
     std::string text;
     const std::size_t target = round % 100 == 0 ? pick(5000) : pick(300);
@@ -256,8 +308,8 @@ TEST(Utf8Kernels, FastestIsTheBestSupportedOne) {
     supported += " " + std::string(kernel_name(kernel));
     best = kernel;
   }
-  std::cout << "UTF-8 kernels this CPU runs:" << supported << "; json_string_units uses " << kernel_name(fastest_kernel())
-            << "\n";
+  std::cout << "UTF-8 kernels this CPU runs:" << supported << "; json_string_units uses "
+            << kernel_name(fastest_kernel()) << "\n";
   EXPECT_TRUE(kernel_supported(Utf8Kernel::scalar));
   EXPECT_EQ(fastest_kernel(), best);
 }

@@ -35,9 +35,24 @@
 namespace {
 
 constexpr int kMaxFd = 4096;
-constexpr const char* kNames[] = {"open",      "fstat", "fchmod", "flock", "read",      "pread",
-                                  "lseek",     "write", "fdatasync", "fsync", "ftruncate", "rename", "link"};
-enum Call { kOpen, kFstat, kFchmod, kFlock, kRead, kPread, kLseek, kWrite, kFdatasync, kFsync, kFtruncate, kRename, kLink, kCalls };
+constexpr const char* kNames[] = {"open",  "fstat",     "fchmod", "flock",     "read",   "pread", "lseek",
+                                  "write", "fdatasync", "fsync",  "ftruncate", "rename", "link"};
+enum Call {
+  kOpen,
+  kFstat,
+  kFchmod,
+  kFlock,
+  kRead,
+  kPread,
+  kLseek,
+  kWrite,
+  kFdatasync,
+  kFsync,
+  kFtruncate,
+  kRename,
+  kLink,
+  kCalls
+};
 
 bool watched_fd[kMaxFd];
 long counts[kCalls];

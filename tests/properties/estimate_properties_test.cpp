@@ -9,8 +9,8 @@
 #include "generators.hpp"
 
 #include "agent_session/context.hpp"
-#include "spec/reference.hpp"
 #include "base/utf8.hpp"
+#include "spec/reference.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
 #endif

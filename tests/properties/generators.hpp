@@ -55,9 +55,11 @@ inline rc::Gen<std::string> tool_name() {
 }
 
 inline rc::Gen<ToolCall> tool_call(rc::Gen<std::string> ids, int input_depth) {
-  return rc::gen::apply([](std::string id, std::string name,
-                           Json input) { return ToolCall{std::move(id), std::move(name), std::move(input)}; },
-                        std::move(ids), tool_name(), json_value(input_depth));
+  return rc::gen::apply(
+      [](std::string id, std::string name, Json input) {
+        return ToolCall{std::move(id), std::move(name), std::move(input)};
+      },
+      std::move(ids), tool_name(), json_value(input_depth));
 }
 
 // 0 to 5 tool calls.
@@ -134,7 +136,7 @@ struct PlannedRound {
   std::optional<Message> prompt;
   std::string assistant_text;
   std::vector<PlannedCall> calls;
-  std::vector<std::pair<int, Message>> orphans;  // insert position, result
+  std::vector<std::pair<int, Message>> orphans;         // insert position, result
   std::optional<std::pair<int, Message>> interruption;  // a user message between
   int postponed = 0;
 };
@@ -164,8 +166,8 @@ inline rc::Gen<PlannedRound> planned_round() {
         [](std::optional<Message> prompt, std::string text, std::vector<PlannedCall> calls,
            std::vector<std::pair<int, Message>> orphans, std::optional<std::pair<int, Message>> interruption,
            std::optional<int> postponed) {
-          return PlannedRound{std::move(prompt), std::move(text), std::move(calls), std::move(orphans),
-                              std::move(interruption), postponed.value_or(0)};
+          return PlannedRound{std::move(prompt),  std::move(text),         std::move(calls),
+                              std::move(orphans), std::move(interruption), postponed.value_or(0)};
         },
         // The smaller outcome comes first in each choice: that is where it shrinks to.
         rc::gen::weightedOneOf<std::optional<Message>>({
@@ -230,8 +232,8 @@ inline std::vector<Message> flatten(const std::vector<Round>& rounds) {
 // empty history.
 inline rc::Gen<std::vector<Message>> history() {
   auto rounds = rc::gen::withSize([](int size) {
-    return rc::gen::resize(std::max(1, size / 8), rc::gen::nonEmpty(rc::gen::container<std::vector<Round>>(
-                                                      rc::gen::resize(size, round()))));
+    return rc::gen::resize(std::max(1, size / 8),
+                           rc::gen::nonEmpty(rc::gen::container<std::vector<Round>>(rc::gen::resize(size, round()))));
   });
   return rc::gen::weightedOneOf<std::vector<Message>>({
       {1, rc::gen::just(std::vector<Message>{})},
@@ -247,8 +249,7 @@ inline rc::Gen<std::vector<Message>> realistic_history() {
   return rc::gen::withSize([](int size) {
     return rc::gen::apply(
         [](bench::Profile profile, std::size_t count) { return bench::generate_history(profile, count); },
-        rc::gen::elementOf(bench::kProfiles),
-        rc::gen::inRange<std::size_t>(1, 2 + 2 * static_cast<std::size_t>(size)));
+        rc::gen::elementOf(bench::kProfiles), rc::gen::inRange<std::size_t>(1, 2 + 2 * static_cast<std::size_t>(size)));
   });
 }
 
@@ -262,8 +263,8 @@ inline rc::Gen<std::vector<Message>> realistic_history() {
 struct BudgetChoice {
   enum class Kind { unit_boundary, fraction, zero, huge };
   Kind kind = Kind::unit_boundary;
-  std::size_t units = 0;  // unit_boundary: newest units + 1, clamped to the history
-  int offset = 0;         // unit_boundary: -1, 0 or +1
+  std::size_t units = 0;   // unit_boundary: newest units + 1, clamped to the history
+  int offset = 0;          // unit_boundary: -1, 0 or +1
   unsigned per_mille = 0;  // fraction: of (whole estimate + 2)
 };
 
@@ -271,17 +272,13 @@ inline void showValue(const BudgetChoice& choice, std::ostream& os) {
   switch (choice.kind) {
     case BudgetChoice::Kind::unit_boundary:
       os << "estimate of the newest " << choice.units + 1 << " unit(s) "
-         << (choice.offset < 0 ? "- 1" : choice.offset > 0 ? "+ 1" : "exactly");
+         << (choice.offset < 0   ? "- 1"
+             : choice.offset > 0 ? "+ 1"
+                                 : "exactly");
       break;
-    case BudgetChoice::Kind::fraction:
-      os << choice.per_mille << "/1000 of (whole estimate + 2)";
-      break;
-    case BudgetChoice::Kind::zero:
-      os << "zero";
-      break;
-    case BudgetChoice::Kind::huge:
-      os << "2^64 - 1";
-      break;
+    case BudgetChoice::Kind::fraction: os << choice.per_mille << "/1000 of (whole estimate + 2)"; break;
+    case BudgetChoice::Kind::zero: os << "zero"; break;
+    case BudgetChoice::Kind::huge: os << "2^64 - 1"; break;
   }
 }
 
@@ -291,8 +288,7 @@ inline rc::Gen<BudgetChoice> budget_choice() {
       [](Kind kind, std::size_t units, int offset, unsigned per_mille) {
         return BudgetChoice{kind, units, offset, per_mille};
       },
-      rc::gen::weightedElement<Kind>(
-          {{8, Kind::unit_boundary}, {2, Kind::fraction}, {1, Kind::zero}, {1, Kind::huge}}),
+      rc::gen::weightedElement<Kind>({{8, Kind::unit_boundary}, {2, Kind::fraction}, {1, Kind::zero}, {1, Kind::huge}}),
       rc::gen::inRange<std::size_t>(0, 12), rc::gen::element(0, -1, 1), rc::gen::inRange(0u, 1001u));
 }
 
@@ -300,14 +296,10 @@ inline rc::Gen<BudgetChoice> budget_choice() {
 inline std::uint64_t budget(const std::vector<Message>& history, const BudgetChoice& choice) {
   const std::span<const Message> messages(history);
   switch (choice.kind) {
-    case BudgetChoice::Kind::zero:
-      return 0;
-    case BudgetChoice::Kind::huge:
-      return std::numeric_limits<std::uint64_t>::max();
-    case BudgetChoice::Kind::fraction:
-      return (estimate_context_chars(messages) + 2) * choice.per_mille / 1000;
-    case BudgetChoice::Kind::unit_boundary:
-      break;
+    case BudgetChoice::Kind::zero: return 0;
+    case BudgetChoice::Kind::huge: return std::numeric_limits<std::uint64_t>::max();
+    case BudgetChoice::Kind::fraction: return (estimate_context_chars(messages) + 2) * choice.per_mille / 1000;
+    case BudgetChoice::Kind::unit_boundary: break;
   }
   const auto all = test_support::spec::units(history);
   if (all.empty()) return choice.offset > 0 ? 1 : 0;

@@ -2,8 +2,8 @@
 // (SPEC.md §1-§3). Valid sessions are generated, then one or two of
 // their physical lines are swapped for a corrupt variant; the loader must
 // name exactly that line with exactly the right one of the spec's texts.
-#include "generators.hpp"
 #include "agent_session/append.hpp"
+#include "generators.hpp"
 
 #include "agent_session/session.hpp"
 
@@ -17,8 +17,8 @@
 #include <fstream>
 #include <optional>
 #include <ostream>
-#include <system_error>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace agent_session::properties {
@@ -32,8 +32,7 @@ using History = std::vector<Message>;
 class ScratchDirectory {
  public:
   ScratchDirectory()
-      : path_(std::filesystem::temp_directory_path() /
-              ("agent-session-properties-" + std::to_string(::getpid()))) {
+      : path_(std::filesystem::temp_directory_path() / ("agent-session-properties-" + std::to_string(::getpid()))) {
     std::filesystem::create_directories(path_);
   }
   ~ScratchDirectory() {
@@ -143,12 +142,12 @@ rc::Gen<Line> truncated(const Message& message) {
 
 rc::Gen<Line> unknown_role(const Message& message) {
   const Json json = as_json(message);
-  auto role = rc::gen::suchThat(
-      rc::gen::weightedOneOf<std::string>({
-          {3, rc::gen::element<std::string>("nope", "", "system", "User", "tool ", "assistants")},
-          {1, unicode_text()},
-      }),
-      [](const std::string& r) { return r != "user" && r != "assistant" && r != "tool"; });
+  auto role =
+      rc::gen::suchThat(rc::gen::weightedOneOf<std::string>({
+                            {3, rc::gen::element<std::string>("nope", "", "system", "User", "tool ", "assistants")},
+                            {1, unicode_text()},
+                        }),
+                        [](const std::string& r) { return r != "user" && r != "assistant" && r != "tool"; });
   return rc::gen::map(role, [json](std::string r) {
     Json changed = json;
     changed["role"] = std::move(r);
@@ -174,7 +173,7 @@ rc::Gen<Line> wrong_field_type(const Message& message) {
   std::vector<Field> fields = required_fields(json);
   std::erase_if(fields, [](const Field& f) { return f.type == Json::value_t::discarded; });
   fields.push_back({Json::json_pointer(""), Json::value_t::object});  // the line itself
-  const std::vector<Json> values = {nullptr, 0.0, 1.5, true, false, "s", Json::array(), Json::object(),
+  const std::vector<Json> values = {nullptr,           0.0, 1.5, true, false, "s", Json::array(), Json::object(),
                                     Json::array({"x"})};
   return rc::gen::mapcat(rc::gen::elementOf(fields), [json, values](const Field& field) {
     std::vector<Json> wrong;
@@ -193,8 +192,8 @@ rc::Gen<Line> invalid_utf8(const Message& message) {
   const std::string line = to_canonical_json(message);
   // A lone continuation byte, 0xFF, a cut sequence, an overlong form, an
   // encoded surrogate, a code point past U+10FFFF.
-  auto bad = rc::gen::element<std::string>("\x80", "\xff", "\xc3", "\xe4\xb8", "\xc0\xaf", "\xed\xa0\x80",
-                                           "\xf4\x90\x80\x80");
+  auto bad =
+      rc::gen::element<std::string>("\x80", "\xff", "\xc3", "\xe4\xb8", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80");
   return rc::gen::apply(
       [line](std::size_t at, const std::string& bytes) {
         return Line{line.substr(0, at) + bytes + line.substr(at), SessionErrorKind::invalid_json};
@@ -204,12 +203,14 @@ rc::Gen<Line> invalid_utf8(const Message& message) {
 
 rc::Gen<Line> whitespace_only() {
   return rc::gen::map(rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::element(' ', '\t', '\r'))),
-                      [](std::string spaces) { return Line{std::move(spaces), SessionErrorKind::invalid_json}; });
+                      [](std::string spaces) {
+                        return Line{std::move(spaces), SessionErrorKind::invalid_json};
+                      });
 }
 
 rc::Gen<Line> corrupt(const Message& message) {
-  return rc::gen::oneOf(truncated(message), unknown_role(message), missing_field(message),
-                        wrong_field_type(message), invalid_utf8(message), whitespace_only());
+  return rc::gen::oneOf(truncated(message), unknown_role(message), missing_field(message), wrong_field_type(message),
+                        invalid_utf8(message), whitespace_only());
 }
 
 // A valid session file's lines around `history`: some empty lines (skipped
@@ -258,9 +259,9 @@ std::optional<SessionError> load_error(const std::string& bytes) {
 // what() starts with exactly the spec's text for `kind` and `line`, then
 // ends or goes on with ": " (so that line 1 is never line 12).
 bool names_line(const SessionError& error, SessionErrorKind kind, std::size_t line) {
-  const std::string text = (kind == SessionErrorKind::invalid_json ? "invalid session JSON at line "
-                                                                   : "invalid session record at line ") +
-                           std::to_string(line);
+  const std::string text =
+      (kind == SessionErrorKind::invalid_json ? "invalid session JSON at line " : "invalid session record at line ") +
+      std::to_string(line);
   const std::string what = error.what();
   if (what.rfind(text, 0) != 0) return false;
   return what.size() == text.size() || what.compare(text.size(), 2, ": ") == 0;

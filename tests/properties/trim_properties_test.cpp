@@ -109,9 +109,7 @@ std::uint64_t logged_budget(const History& history, const BudgetChoice& choice) 
 
 // Mostly the structured histories, which reach every corner of §5.1; now
 // and then a realistic one, long and with every content profile.
-rc::Gen<History> any_history() {
-  return rc::gen::weightedOneOf<History>({{4, history()}, {1, realistic_history()}});
-}
+rc::Gen<History> any_history() { return rc::gen::weightedOneOf<History>({{4, history()}, {1, realistic_history()}}); }
 
 Case any_case() {
   Case c;
@@ -176,7 +174,7 @@ RC_GTEST_PROP(TrimProperties, SuffixOfWholeUnits, ()) {
   RC_ASSERT(start.has_value());
   RC_ASSERT(test_support::spec::allowed_cut(history, *start));
   RC_TAG(test_support::spec::units(history).size() < history.size() ? "some unit has several messages"
-                                                            : "every unit is one message");
+                                                                    : "every unit is one message");
 }
 
 // 4. Within budget.
@@ -236,8 +234,7 @@ RC_GTEST_PROP(TrimProperties, Monotone, ()) {
     RC_TAG("budget error with the smaller budget only");
     return;
   }
-  RC_TAG(std::get<History>(with_small).size() < std::get<History>(with_large).size() ? "strictly shorter"
-                                                                                   : "same");
+  RC_TAG(std::get<History>(with_small).size() < std::get<History>(with_large).size() ? "strictly shorter" : "same");
   RC_ASSERT(suffix_start(std::get<History>(with_large), std::get<History>(with_small)).has_value());
 }
 
@@ -291,7 +288,8 @@ Outcome by_definition(const History& history, std::uint64_t max_chars) {
     suffix_chars[p] = suffix_chars[p + 1] + reference::estimate_context_chars(std::span(&history[p], 1));
   }
   for (std::size_t p = 0; p < history.size(); ++p) {
-    if (allowed[p] && suffix_chars[p] <= max_chars) return History(history.begin() + static_cast<std::ptrdiff_t>(p), history.end());
+    if (allowed[p] && suffix_chars[p] <= max_chars)
+      return History(history.begin() + static_cast<std::ptrdiff_t>(p), history.end());
   }
   return ContextErrorKind::unit_exceeds_budget;
 }

@@ -67,16 +67,16 @@ inline std::string to_utf8(const std::vector<char32_t>& code_points) {
 inline rc::Gen<char32_t> code_point() {
   return rc::gen::weightedOneOf<char32_t>({
       {30, rc::gen::inRange<char32_t>(U'a', U'z' + 1)},
-      {6, rc::gen::inRange<char32_t>(0x20, 0x7F)},                    // printable ASCII
-      {6, rc::gen::element<char32_t>(U'"', U'\\', U'/')},             // escaped or not
-      {6, rc::gen::inRange<char32_t>(0x00, 0x20)},                    // control: \n, \u0001...
-      {2, rc::gen::element<char32_t>(0x7F, 0x2028, 0x2029, 0xFEFF)},  // raw in JSON.stringify
-      {6, rc::gen::inRange<char32_t>(0xA0, 0x800)},                   // two UTF-8 bytes
-      {8, rc::gen::inRange<char32_t>(0x4E00, 0xA000)},                // CJK: three bytes, one unit
-      {3, rc::gen::oneOf(rc::gen::inRange<char32_t>(0x800, 0xD800),   // rest of the BMP,
+      {6, rc::gen::inRange<char32_t>(0x20, 0x7F)},                       // printable ASCII
+      {6, rc::gen::element<char32_t>(U'"', U'\\', U'/')},                // escaped or not
+      {6, rc::gen::inRange<char32_t>(0x00, 0x20)},                       // control: \n, \u0001...
+      {2, rc::gen::element<char32_t>(0x7F, 0x2028, 0x2029, 0xFEFF)},     // raw in JSON.stringify
+      {6, rc::gen::inRange<char32_t>(0xA0, 0x800)},                      // two UTF-8 bytes
+      {8, rc::gen::inRange<char32_t>(0x4E00, 0xA000)},                   // CJK: three bytes, one unit
+      {3, rc::gen::oneOf(rc::gen::inRange<char32_t>(0x800, 0xD800),      // rest of the BMP,
                          rc::gen::inRange<char32_t>(0xE000, 0x10000))},  // no surrogates
-      {5, rc::gen::inRange<char32_t>(0x1F600, 0x1F650)},              // emoji: two units
-      {3, rc::gen::inRange<char32_t>(0x10000, 0x110000)},             // any astral
+      {5, rc::gen::inRange<char32_t>(0x1F600, 0x1F650)},                 // emoji: two units
+      {3, rc::gen::inRange<char32_t>(0x10000, 0x110000)},                // any astral
   });
 }
 
@@ -158,10 +158,9 @@ inline rc::Gen<Json> json_value(int depth) {
   auto element = json_value(depth - 1);
   auto array = rc::gen::map(rc::gen::scale(0.05, rc::gen::container<std::vector<Json>>(element)),
                             [](std::vector<Json> items) { return Json(std::move(items)); });
-  auto object = rc::gen::map(
-      rc::gen::scale(0.05, rc::gen::container<std::vector<std::pair<std::string, Json>>>(
-                               rc::gen::pair(json_key(), element))),
-      object_from);
+  auto object = rc::gen::map(rc::gen::scale(0.05, rc::gen::container<std::vector<std::pair<std::string, Json>>>(
+                                                      rc::gen::pair(json_key(), element))),
+                             object_from);
   return rc::gen::weightedOneOf<Json>({{4, scalar}, {1, array}, {2, object}});
 }
 

@@ -21,8 +21,8 @@ void* counted_allocate(std::size_t size) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   // Usable size, so that freeing (where the requested size is unknown for
   // unsized delete) subtracts exactly what was added.
-  const std::size_t now = live_bytes.fetch_add(malloc_usable_size(pointer), std::memory_order_relaxed) +
-                          malloc_usable_size(pointer);
+  const std::size_t now =
+      live_bytes.fetch_add(malloc_usable_size(pointer), std::memory_order_relaxed) + malloc_usable_size(pointer);
   std::size_t peak = peak_bytes.load(std::memory_order_relaxed);
   while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }

@@ -25,7 +25,8 @@ struct ConformRun {
   std::string err;
 };
 
-inline std::vector<std::string> conform_args(const std::filesystem::path& vectors, const std::vector<std::string>& command,
+inline std::vector<std::string> conform_args(const std::filesystem::path& vectors,
+                                             const std::vector<std::string>& command,
                                              const std::vector<std::string>& options) {
   std::vector<std::string> args = {"conform", "--vectors", vectors.string()};
   args.insert(args.end(), options.begin(), options.end());
@@ -67,9 +68,8 @@ inline std::vector<std::string> shell_port(const std::string& script) { return {
 class FakeVectors : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("agent_session_conform_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("agent_session_conform_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

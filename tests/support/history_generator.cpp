@@ -52,16 +52,14 @@ void append_utf8(std::string& out, char32_t code_point) {
 namespace {
 
 constexpr std::string_view kWords[] = {
-    "the",     "session", "file",    "records", "every",   "message", "tool",    "result",  "assistant",
-    "budget",  "context", "model",   "reads",   "writes",  "line",    "unit",    "trim",    "keeps",
-    "newest",  "history", "request", "call",    "returns", "error",   "path",    "config",  "build",
-    "test",    "passes",  "fails",   "because", "when",    "with",    "from",    "into",    "before",
-    "after",   "which",   "should",  "could",   "output",  "input",   "value",   "number",  "string",
+    "the",    "session", "file",    "records", "every",   "message", "tool",  "result", "assistant",
+    "budget", "context", "model",   "reads",   "writes",  "line",    "unit",  "trim",   "keeps",
+    "newest", "history", "request", "call",    "returns", "error",   "path",  "config", "build",
+    "test",   "passes",  "fails",   "because", "when",    "with",    "from",  "into",   "before",
+    "after",  "which",   "should",  "could",   "output",  "input",   "value", "number", "string",
 };
 
-void append_word(std::string& out, Random& random) {
-  out.append(kWords[random.next() % std::size(kWords)]);
-}
+void append_word(std::string& out, Random& random) { out.append(kWords[random.next() % std::size(kWords)]); }
 
 // English sentences of plain ASCII: letters, spaces, commas and periods.
 void ascii_prose(std::string& out, Random& random, std::size_t bytes) {
@@ -79,7 +77,8 @@ void ascii_prose(std::string& out, Random& random, std::size_t bytes) {
 void cjk_text(std::string& out, Random& random, std::size_t bytes) {
   while (out.size() < bytes) {
     const std::size_t characters = random.between(6, 24);
-    for (std::size_t c = 0; c < characters; ++c) append_utf8(out, static_cast<char32_t>(0x4E00 + random.next() % 0x51A6));
+    for (std::size_t c = 0; c < characters; ++c)
+      append_utf8(out, static_cast<char32_t>(0x4E00 + random.next() % 0x51A6));
     if (random.one_in(5)) {
       out.push_back(' ');
       append_word(out, random);
@@ -196,10 +195,10 @@ void append_round(std::vector<Message>& history, std::size_t count, Profile prof
   AssistantMessage request{text(profile, random, 30, 120), {}};
   const std::size_t calls = random.between(1, 3);
   for (std::size_t k = 0; k < calls; ++k) {
-    request.tool_calls.push_back(ToolCall{"call_" + std::to_string(round) + "_" + std::to_string(k),
-                                          std::string(kToolNames[random.next() % std::size(kToolNames)]),
-                                          profile == Profile::numbers ? numeric_input(random)
-                                                                      : text_input(profile, random, round + k)});
+    request.tool_calls.push_back(
+        ToolCall{"call_" + std::to_string(round) + "_" + std::to_string(k),
+                 std::string(kToolNames[random.next() % std::size(kToolNames)]),
+                 profile == Profile::numbers ? numeric_input(random) : text_input(profile, random, round + k)});
   }
   std::vector<std::string> ids;
   for (const auto& call : request.tool_calls) ids.push_back(call.id);

@@ -17,8 +17,8 @@
 //   std::string jsonl = agent_session::to_canonical_jsonl(history);
 #pragma once
 
-#include "agent_session/message.hpp"
 #include "agent_session/append.hpp"
+#include "agent_session/message.hpp"
 
 #include <array>
 #include <cstddef>

@@ -67,8 +67,11 @@ class MiniXml {
   void check_characters() {
     for (at_ = 0; at_ < text_.size();) {
       const auto c = static_cast<unsigned char>(text_[at_]);
-      const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                                                                       : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+      const std::size_t n = c < 0x80                 ? 1
+                            : c >= 0xC2 && c <= 0xDF ? 2
+                            : c >= 0xE0 && c <= 0xEF ? 3
+                            : c >= 0xF0 && c <= 0xF4 ? 4
+                                                     : 0;
       if (n == 0 || at_ + n > text_.size()) fail("invalid UTF-8");
       char32_t cp = n == 1 ? c : c & (0x7F >> n);
       for (std::size_t k = 1; k < n; ++k) {
@@ -111,7 +114,8 @@ class MiniXml {
     } else if (ref.size() > 1 && ref[0] == '#') {
       const bool hex = ref[1] == 'x';
       const std::string digits(ref.substr(hex ? 2 : 1));
-      if (digits.empty() || digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos) {
+      if (digits.empty() ||
+          digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos) {
         fail("a bad character reference");
       }
       const unsigned long c = std::stoul(digits, nullptr, hex ? 16 : 10);

@@ -48,7 +48,8 @@ inline std::string in_child_with_watchdog(const std::function<std::string()>& bo
   }
   std::string report;
   char buffer[4096];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) report.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+    report.append(buffer, static_cast<std::size_t>(n));
   ::close(pipe_fds[0]);
   if (WIFSIGNALED(status)) {
     return WTERMSIG(status) == SIGALRM ? "the read blocked: no answer within " + std::to_string(seconds) + " s"

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 namespace agent_session::test_support {
 
@@ -29,12 +29,12 @@ struct BinaryRun {
 };
 
 struct BinaryOptions {
-  std::string input;                         // standard input's bytes
-  std::map<std::string, std::string> env;    // added to the environment
-  std::string stdout_path;                   // "" for a file the result reads back
+  std::string input;                       // standard input's bytes
+  std::map<std::string, std::string> env;  // added to the environment
+  std::string stdout_path;                 // "" for a file the result reads back
   bool close_stdin = false, close_stdout = false;
-  std::function<void()> in_child;            // runs in the child before exec (rlimits, umask)
-  unsigned timeout_seconds = 60;             // then SIGALRM ends it: a hang fails, never blocks ctest
+  std::function<void()> in_child;  // runs in the child before exec (rlimits, umask)
+  unsigned timeout_seconds = 60;   // then SIGALRM ends it: a hang fails, never blocks ctest
 };
 
 // `scratch` is a directory for the streams' files.

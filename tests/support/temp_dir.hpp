@@ -20,8 +20,8 @@ class TempDirTest : public ::testing::Test {
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     // The pid keeps parallel ctest runs of the same binary apart.
-    dir_ = std::filesystem::temp_directory_path() / ("agent_session_" + std::to_string(::getpid()) + "_" +
-                                                     info->test_suite_name() + "_" + info->name());
+    dir_ = std::filesystem::temp_directory_path() /
+           ("agent_session_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
