@@ -13,7 +13,7 @@
 
 namespace agent_session::fuzz {
 
-std::string spec_error(const std::string& err) {
+std::string spec_error(const std::string& err, bool with_line_number) {
   static const std::vector<std::string> kTexts = {"invalid session JSON at line ", "invalid session record at line ",
                                                   "context budget cannot contain the smallest consistent message unit",
                                                   "context budget cannot be empty"};
@@ -27,7 +27,7 @@ std::string spec_error(const std::string& err) {
       }
       const std::string_view rest = std::string_view(err).substr(end, 2);
       if (!rest.empty() && rest[0] != '\n' && rest != ": ") continue;
-      return err.substr(at, end - at);
+      return with_line_number ? err.substr(at, end - at) : text;
     }
   }
   return "";

@@ -30,7 +30,7 @@ cli::Check reference_check(const std::vector<std::string>& args, const std::stri
 
 // The spec's error text in an exit-1 message ("invalid session JSON at
 // line 3", "context budget cannot be empty"), or "" when it has none.
-std::string spec_error(const std::string& err);
+std::string spec_error(const std::string& err, bool with_line_number = true);
 
 // The SPEC.md section a check is about, for a vector's "rule": the
 // reference's error, else its command (§2 check, §4 estimate, §3 canon,

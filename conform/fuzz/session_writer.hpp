@@ -13,6 +13,8 @@
 // writes is counted (Shape, counts()), so a test can see that each occurs.
 #pragma once
 
+#include "base/utf8.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -148,7 +150,7 @@ class SessionWriter {
   ShapeCounts counts_{};
 };
 
-// UTF-8 of one scalar value.
-void append_utf8(std::string& out, char32_t code_point);
+// The one UTF-8 encoder (base/utf8.hpp).
+using internal::append_utf8;
 
 }  // namespace agent_session::fuzz

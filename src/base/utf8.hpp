@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace agent_session::internal {
@@ -23,6 +24,11 @@ std::size_t valid_utf8_prefix(std::string_view text) noexcept;
 // The code point of `sequence`, one whole valid UTF-8 sequence (as
 // utf8_sequence_length measured it).
 char32_t decode_utf8(std::string_view sequence) noexcept;
+
+// Appends the UTF-8 encoding of `code_point`, a Unicode scalar value (no
+// surrogates, at most U+10FFFF): the one encoder, for the generators of
+// the fuzzer and the tests.
+void append_utf8(std::string& out, char32_t code_point);
 
 // UTF-16 code units of `text`, which must be valid UTF-8: one per
 // character, two for a character outside the BMP (a 4-byte sequence), as

@@ -48,26 +48,6 @@ std::string json_string(const std::string& text) {
 
 }  // namespace
 
-std::string spec_error(const std::string& err, bool with_line_number) {
-  static const std::vector<std::string> kTexts = {"invalid session JSON at line ", "invalid session record at line ",
-                                                  "context budget cannot contain the smallest consistent message unit",
-                                                  "context budget cannot be empty"};
-  for (const auto& text : kTexts) {
-    for (auto at = err.find(text); at != std::string::npos; at = err.find(text, at + 1)) {
-      auto end = at + text.size();
-      if (text.back() == ' ') {
-        const auto digits = err.find_first_not_of("0123456789", end);
-        if (digits == end) continue;
-        end = digits == std::string::npos ? err.size() : digits;
-      }
-      const std::string_view rest = std::string_view(err).substr(end, 2);
-      if (!rest.empty() && rest[0] != '\n' && rest != ": ") continue;
-      return with_line_number ? err.substr(at, end - at) : text;
-    }
-  }
-  return "";
-}
-
 std::string difference(const Answer& ours, const Answer& oracle) {
   std::ostringstream text;
   if (ours.exit_code != oracle.exit_code) {

@@ -4,6 +4,8 @@
 // job (oracle_batch.mjs); and whether they differ.
 #pragma once
 
+#include "fuzz/reference_checks.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,10 +26,8 @@ std::vector<Answer> ask_oracle(const std::vector<std::vector<std::string>>& jobs
 // Runs one command line through our CLI in process, no standard input.
 Answer ask_ours(const std::vector<std::string>& args);
 
-// The spec's error text (SPEC.md §2, §5), wherever the port puts it, with
-// its line number (or without: the bare text, to count which errors were
-// reached); "" when there is none.
-std::string spec_error(const std::string& err, bool with_line_number = true);
+// The spec's error text in a port's standard error (the fuzzer's, one copy).
+using fuzz::spec_error;
 
 // Why two answers differ (exit code, standard output byte for byte, or the
 // spec's error text), or "" when they agree.

@@ -17,6 +17,8 @@
 //   std::string jsonl = agent_session::to_canonical_jsonl(history);
 #pragma once
 
+#include "base/utf8.hpp"
+
 #include "agent_session/append.hpp"
 #include "agent_session/message.hpp"
 
@@ -47,8 +49,8 @@ inline constexpr std::array kProfiles = {Profile::ascii_prose, Profile::cjk, Pro
 std::string_view profile_name(Profile profile);
 std::optional<Profile> profile_from_name(std::string_view name);
 
-// Appends the UTF-8 bytes of one Unicode scalar value (never a surrogate).
-void append_utf8(std::string& out, char32_t code_point);
+// The one UTF-8 encoder (base/utf8.hpp).
+using internal::append_utf8;
 
 // Text of the profile, the kind its messages hold: at least `bytes` bytes
 // (whole characters and words, so a few more), the same for the same seed.
