@@ -1,6 +1,7 @@
 // The one escaping module (src/base/printable.hpp): which characters a
 // terminal must not see raw, and the one hex case of every escape.
 #include "base/printable.hpp"
+#include "base/utf8.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,16 @@
 
 namespace agent_session::internal {
 namespace {
+
+// The one decoder, on every length of sequence: ASCII keeps its seven bits.
+TEST(DecodeUtf8, GivesTheCodePointOfEveryLengthOfSequence) {
+  EXPECT_EQ(decode_utf8("A"), U'A');
+  EXPECT_EQ(decode_utf8("\x7f"), U'\x7f');
+  EXPECT_EQ(decode_utf8("\xc3\xa9"), U'\u00e9');
+  EXPECT_EQ(decode_utf8("\xe2\x80\xae"), U'\u202e');
+  EXPECT_EQ(decode_utf8("\xf0\x9f\x98\x80"), U'\U0001f600');
+  EXPECT_EQ(decode_utf8("\xf4\x8f\xbf\xbf"), U'\U0010ffff');
+}
 
 TEST(HiddenCodePoint, NoAsciiCharacterIsHiddenTheyAreEscapedByName) {
   for (char32_t c = 0; c < 0x80; ++c) EXPECT_FALSE(hidden_code_point(c)) << static_cast<unsigned>(c);

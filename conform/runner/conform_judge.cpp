@@ -85,7 +85,6 @@ Vector missing_file_vector(const std::filesystem::path& missing) {
     check.args = std::move(args);
     check.exit = 3;
     check.file = missing.string();
-    check.quiet_stdout = true;
     check.stderr_mentions = {"no such file", missing.string()};
     vector.checks.push_back(std::move(check));
   }
@@ -122,13 +121,20 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
            stderr_hint(result);
   }
   if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
+  // SPEC.md §6's two stream rules, for every check: a failing command
+  // prints nothing on standard output, a succeeding one nothing on
+  // standard error.
+  if (check.exit != 0 && !result.out.empty()) {
+    return "stdout is not empty (" + std::to_string(result.out.size()) + " bytes: " + excerpt(result.out, 0, 60) +
+           "), expected nothing after a failure (SPEC.md §6: no output on standard output but on exit 0)";
+  }
+  if (check.exit == 0 && !result.err.empty()) {
+    return "stderr is not empty (" + std::to_string(result.err.size()) + " bytes: " + excerpt(result.err, 0, 60) +
+           "), expected nothing on success (SPEC.md §6: nothing on standard error on exit 0)";
+  }
   if (check.exit == 1 && !contains_error(result.err, check.error)) {
     return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
            (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
-  }
-  if (check.quiet_stdout && !result.out.empty()) {
-    return "stdout is not empty (" + std::to_string(result.out.size()) + " bytes: " + excerpt(result.out, 0, 60) +
-           "), expected nothing after a failure";
   }
   for (const auto& mention : check.stderr_mentions) {
     if (!contains_ignoring_case(result.err, mention)) {

@@ -22,7 +22,6 @@ struct Check {
   std::string error;         // looked for on stderr when exit is 1
   // The built-in checks' (missing_file_vector) only:
   std::string file;                          // FILE for the one run (none with `-`)
-  bool quiet_stdout = false;                 // standard output must be empty
   std::vector<std::string> stderr_mentions;  // standard error must contain each, ASCII letter case aside
 };
 

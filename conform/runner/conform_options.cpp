@@ -185,11 +185,13 @@ std::string conform_help(std::string_view program) {
          name +
          " exec-adapter [--timeout S] [--max-output N] -- PORT...' speaks the harness protocol on "
          "standard input and output and runs each request as PORT ARGS... in exec mode, so that any port can be "
-         "driven with --harness.\n"
-         "'agent-session-conform fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port "
-         "against the reference (agent-session-conform fuzz --help; in the project's build only).\n"
-         "Examples:\n  " +
-         name +
+         "driven with --harness.\n" +
+         std::string(
+             name == "agent-session-conform"
+                 ? "'agent-session-conform fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the "
+                   "port against the reference (fuzz --help; in the project's build, not the standalone one).\n"
+                 : "") +
+         "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +
          name +

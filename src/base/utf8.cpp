@@ -2,8 +2,8 @@
 
 namespace agent_session::internal {
 
-// RFC 3629 table 3-7: the second byte's range depends on the first, which
-// rules out overlong forms and surrogates.
+// The Unicode Standard, table 3-7 (RFC 3629 §4): the second byte's range
+// depends on the first, which rules out overlong forms and surrogates.
 std::size_t utf8_sequence_length(std::string_view text, std::size_t i) noexcept {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
   const unsigned char lead = byte(0);
@@ -43,6 +43,7 @@ std::size_t valid_utf8_prefix(std::string_view text) noexcept {
 
 char32_t decode_utf8(std::string_view sequence) noexcept {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(sequence[i]); };
+  if (sequence.size() == 1) return byte(0);  // ASCII: all seven bits
   char32_t c = byte(0) & (0x7F >> sequence.size());
   for (std::size_t i = 1; i < sequence.size(); ++i) c = (c << 6) | (byte(i) & 0x3F);
   return c;

@@ -1,5 +1,7 @@
 #include "spec/js_number.hpp"
 
+#include "base/decimal.hpp"
+
 #include <charconv>
 #include <string_view>
 #include <system_error>
@@ -25,9 +27,8 @@ void append_js_number(std::string& out, double value) {
   if (e > 1) digits.append(scientific.substr(2, e - 2));  // past "d."
   // value = 0.d1d2...dk x 10^n, in Number::toString's terms.
   const int k = static_cast<int>(digits.size());
-  std::string_view exponent = scientific.substr(e + 1);  // "+x" or "-x"
-  int magnitude = 0;
-  std::from_chars(exponent.data() + 1, exponent.data() + exponent.size(), magnitude);
+  std::string_view exponent = scientific.substr(e + 1);                                   // "+x" or "-x"
+  const int magnitude = static_cast<int>(parse_decimal(exponent.substr(1)).value_or(0));  // at most 324
   const int n = (exponent[0] == '-' ? -magnitude : magnitude) + 1;
   if (k <= n && n <= 21) {
     out += digits;

@@ -48,7 +48,8 @@ std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
 // built, which the caller then assigns (before adding the next member); a
 // repeated key's earlier value is already torn down (json_teardown.hpp).
 // With finish_object, building an object of n members costs O(n log n)
-// key comparisons whatever its keys (SPEC.md §2: loading is linear), where
+// key comparisons whatever its keys (this library's promise that loading
+// costs time linear in the input, README "Standards"), where
 // Json's own operator[] searches the members one by one.
 Json& object_member_slot(Json& object, std::string_view key);
 

@@ -22,6 +22,10 @@
 //                                                   number_unsigned below)
 //   nesting deeper than 512 levels                DomBuilder::open
 //   a byte-order mark is no whitespace            parse_json_line (named)
+//   a line of only whitespace is not empty, so    parse_json_line (named)
+//     not JSON (SPEC.md §2)
+//   a raw NUL byte, anywhere                      parse_json_line (nlohmann's
+//                                                   lexer stops at one)
 //   a repeated key keeps its first position and   object_member_slot
 //     takes the last value                          (spec/js_object.hpp)
 //   array-index keys first, ascending, then the   finish_object

@@ -34,8 +34,8 @@ class LineReader {
 
   // The next line, empty ones included, or nullopt at the end. Nothing
   // follows the last `\n` of an input but the end: "a\n" is one line.
-  // Throws LineTooLong (session.hpp) after reading kMaxLineBytes + 1
-  // bytes of one line.
+  // Throws LineTooLong (session.hpp) as soon as one line is found longer
+  // than kMaxLineBytes: no more of it is held than that and one byte.
   std::optional<Line> next();
 
  private:

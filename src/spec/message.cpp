@@ -98,7 +98,9 @@ std::optional<Message> parse_session_message(const Json& json) {
   return to_optional(internal::discriminate_record(json));
 }
 
-std::optional<Message> parse_session_message(Json&& json) { return to_optional(internal::discriminate_record(json)); }
+std::optional<Message> parse_session_message(Json&& json) {
+  return to_optional(internal::discriminate_record(std::move(json)));
+}
 
 std::optional<std::string> describe_invalid_record(const Json& json) {
   auto verdict = internal::discriminate_record(json);
