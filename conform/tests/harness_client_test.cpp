@@ -55,7 +55,7 @@ TEST(HarnessClient, TheOracleAnswersAsItsExecModeDoes) {
       {{"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n"},
       {{"canon", "-"}, "{\"role\":\"user\",\"content\":\"\xF0\x9F\x98\x80\"}\r\n"},
       {{"check", "-"}, "\xFF\n"},
-      {{"check", "-"}, std::string("{\"role\":\"user\",\"content\":\"a\0b\"}\n", 34)},
+      {{"check", "-"}, std::string("{\"role\":\"user\",\"content\":\"a\0b\"}\n", 32)},
       {{"trim", "--max-chars", "", "-"}, ""},
       {{"frobnicate", "-"}, ""},
       {{"estimate", missing}, ""},

@@ -42,6 +42,10 @@ std::string file_bytes(const fs::path& path) {
 // Each command line through `port`'s harness mode and through `exec` (a
 // process per run) gives the same exit code and bytes; `append` writes
 // the same file.
+// A line with a raw NUL inside a string: the literal's own length, not a
+// count by hand (one that read past it was caught by AddressSanitizer).
+constexpr char kNulInContent[] = "{\"role\":\"user\",\"content\":\"a\0b\"}\n";
+
 void expect_same_as_exec(const std::vector<std::string>& harness_command, const std::vector<std::string>& exec) {
   const fs::path dir = fs::temp_directory_path() / ("agent-session-harness-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -56,7 +60,7 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
       {{"trim", "--max-chars", "40", "-"}, two},
       {{"trim", "--max-chars", "1", "-"}, two},
       {{"check", "-"}, "\xFF\xFE\n"},
-      {{"check", "-"}, std::string("{\"role\":\"user\",\"content\":\"a\0b\"}\n", 34)},
+      {{"check", "-"}, std::string(kNulInContent, sizeof kNulInContent - 1)},
       {{"check", (dir / "absent.jsonl").string()}, ""},
       {{"check", dir.string()}, ""},
       {{"frobnicate"}, ""},
