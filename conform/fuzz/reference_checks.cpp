@@ -2,14 +2,14 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
-#include "cli/cli.hpp"
+#include "base/decimal.hpp"
 
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 
 namespace agent_session::fuzz {
 
@@ -44,17 +44,61 @@ std::string spec_rule(const cli::Check& check) {
   return "SPEC §2: loading";
 }
 
-cli::Check reference_check(const std::vector<std::string>& args, const std::string& file) {
-  std::vector<std::string> line = args;
-  line.push_back(file);
-  std::istringstream in;
-  std::ostringstream out, err;
+namespace {
+
+// FILE loaded once, as each of SPEC.md §6's commands starts: its messages,
+// or the exit code (and the spec's error) every command then gives.
+struct Loaded {
+  std::optional<std::vector<Message>> messages;
+  int exit = 0;
+  std::string error;
+};
+
+Loaded load(const std::string& file) {
+  try {
+    Loaded loaded;
+    loaded.messages = load_session(file);
+    return loaded;
+  } catch (const SessionError& error) {
+    return {std::nullopt, 1, spec_error(error.what())};
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception&) {
+    return {std::nullopt, 3, ""};  // an I/O error (SPEC.md §6: exit 3)
+  }
+}
+
+// SPEC.md §6's table on a loaded FILE: `check` prints "N messages",
+// `estimate` the estimate (§4), `canon` the canonical JSONL (§3), `trim
+// --max-chars B` the canonical JSONL of what trimming keeps (§5), where a
+// budget past 2^64 - 1 means 2^64 - 1 (§6.1) and a budget error is exit 1.
+cli::Check answer(const std::vector<std::string>& args, const Loaded& loaded) {
   cli::Check check;
   check.args = args;
-  check.exit = cli::run(line, in, out, err);
-  if (check.exit == 0) check.stdout_bytes = out.str();
-  if (check.exit == 1) check.error = spec_error(err.str());
+  check.exit = loaded.exit;
+  check.error = loaded.error;
+  if (!loaded.messages) return check;
+  const std::vector<Message>& messages = *loaded.messages;
+  const std::string& command = args.front();
+  if (command == "check") check.stdout_bytes = std::to_string(messages.size()) + " messages\n";
+  if (command == "estimate") check.stdout_bytes = std::to_string(estimate_context_chars(messages)) + "\n";
+  if (command == "canon") check.stdout_bytes = to_canonical_jsonl(messages);
+  if (command == "trim") {
+    const std::uint64_t budget = internal::parse_decimal(args.at(2)).value_or(~std::uint64_t{0});
+    try {
+      check.stdout_bytes = to_canonical_jsonl(trim_context(messages, budget));
+    } catch (const ContextError& error) {
+      check.exit = 1;
+      check.error = spec_error(error.what());
+    }
+  }
   return check;
+}
+
+}  // namespace
+
+cli::Check reference_check(const std::vector<std::string>& args, const std::string& file) {
+  return answer(args, load(file));
 }
 
 namespace {
@@ -85,24 +129,17 @@ std::vector<std::uint64_t> budgets(const std::vector<Message>& messages, std::mt
 
 }  // namespace
 
-std::vector<cli::Check> reference_checks(const std::string& bytes, const std::string& file, std::uint64_t seed) {
+std::vector<cli::Check> reference_checks(const std::string& file, std::uint64_t seed) {
+  const Loaded loaded = load(file);
   std::vector<cli::Check> checks;
-  for (const char* command : {"check", "estimate", "canon"}) checks.push_back(reference_check({command}, file));
+  for (const char* command : {"check", "estimate", "canon"}) checks.push_back(answer({command}, loaded));
   std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> chosen = {1000000};
-  if (checks.front().exit == 0) {
-    try {
-      chosen = budgets(load_session_from_memory(bytes), rng);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception&) {
-      // Loads from the file but not from memory: the one budget then.
-    }
-  }
+  const std::vector<std::uint64_t> chosen =
+      loaded.messages ? budgets(*loaded.messages, rng) : std::vector<std::uint64_t>{1000000};
   for (const std::uint64_t budget : chosen) {
     // Past 2^64 - 1 now and then: it must saturate (SPEC.md §6.1).
     const std::string text = budget == ~std::uint64_t{0} ? "18446744073709551616" : std::to_string(budget);
-    checks.push_back(reference_check({"trim", "--max-chars", text}, file));
+    checks.push_back(answer({"trim", "--max-chars", text}, loaded));
   }
   return checks;
 }

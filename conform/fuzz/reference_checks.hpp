@@ -1,12 +1,14 @@
 // What the reference answers for one input: each check as a vector's
 // expect.json would state it (runner/conform_judge.hpp: Check), computed in
-// this process by `agent-session`'s own code (cli::run, cli/cli.hpp) on
-// the same FILE the port reads, so the expectation is exactly what
-// `agent-session ARGS FILE` prints: its exit code, its standard output, and
-// on exit 1 the spec's error text (SPEC.md §2, §5.2) from its message.
+// this process by the library (load_session, estimate_context_chars,
+// to_canonical_jsonl, trim_context) on the same FILE the port reads, loaded
+// once for all the checks, and put as SPEC.md §6's table says: the exit
+// code, standard output, and on exit 1 the spec's error text (SPEC.md §2,
+// §5.2). `agent-session` itself is fuzzed against it (conform_test's
+// FuzzPorts), so the two cannot drift apart unnoticed.
 //
 // Example:
-//   for (const Check& check : reference_checks(bytes, "/tmp/f/input.jsonl", 7)) judge(check, run_port(check), t);
+//   for (const Check& check : reference_checks("/tmp/f/input.jsonl", 7)) judge(check, run_port(check), t);
 #pragma once
 
 #include "runner/conform_judge.hpp"
@@ -21,11 +23,10 @@ namespace agent_session::fuzz {
 // both sides of the unit boundaries (SPEC.md §5.2): the newest unit's size
 // and one less, the size of a suffix of units and one less, the estimate of
 // a suffix of messages, now and then 0 or a budget past 2^64. A session
-// that does not load gets one trim. `bytes` are FILE's contents (the
-// budgets come from them); `seed` picks among the boundaries.
-std::vector<cli::Check> reference_checks(const std::string& bytes, const std::string& file, std::uint64_t seed);
+// that does not load gets one trim. `seed` picks among the boundaries.
+std::vector<cli::Check> reference_checks(const std::string& file, std::uint64_t seed);
 
-// `agent-session ARGS FILE`, run in process, as a Check.
+// What `PORT ARGS FILE` must answer for one of the four commands, as a Check.
 cli::Check reference_check(const std::vector<std::string>& args, const std::string& file);
 
 // The spec's error text in an exit-1 message ("invalid session JSON at

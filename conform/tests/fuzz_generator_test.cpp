@@ -73,7 +73,7 @@ class FuzzFile : public ::testing::Test {
 
 TEST_F(FuzzFile, ReferenceChecksAreWhatAgentSessionPrints) {
   const std::string bytes = "{\"role\":\"user\",\"content\":\"x\"}\n{\"role\":\"user\",\"content\":\"y\"}\n";
-  const std::vector<cli::Check> checks = reference_checks(bytes, write(bytes), 1);
+  const std::vector<cli::Check> checks = reference_checks(write(bytes), 1);
   ASSERT_GE(checks.size(), 4u);
   EXPECT_EQ(checks[0].args, std::vector<std::string>{"check"});
   EXPECT_EQ(checks[0].stdout_bytes, "2 messages\n");
@@ -91,7 +91,7 @@ TEST_F(FuzzFile, ReferenceChecksAreWhatAgentSessionPrints) {
 
 TEST_F(FuzzFile, AnInvalidSessionGetsTheSpecsErrorOnEveryCommand) {
   const std::string bytes = "{\"role\":\"user\",\"content\":\"x\"}\n\n{bad\n";
-  const std::vector<cli::Check> checks = reference_checks(bytes, write(bytes), 1);
+  const std::vector<cli::Check> checks = reference_checks(write(bytes), 1);
   ASSERT_EQ(checks.size(), 4u);
   for (const cli::Check& check : checks) {
     EXPECT_EQ(check.exit, 1);
@@ -138,7 +138,7 @@ TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
                     .input = bytes,
                     .rule = "SPEC §3: the canonical serialization",
                     .about = "a test",
-                    .checks = reference_checks(bytes, write(bytes), 5),
+                    .checks = reference_checks(write(bytes), 5),
                     .reproduce = {"true"}};
   const fs::path folder = write_vector(dir_ / "out", found);
   const cli::Vector vector = cli::load_vector({folder, "", {}});

@@ -7,6 +7,7 @@
 #include "agent_session/session.hpp"
 #include "base/decimal.hpp"
 #include "base/printable.hpp"
+#include "cli/command_line.hpp"
 #include "cli/harness_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
@@ -92,22 +93,8 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   append_session(file, messages, options);
 }
 
-struct Options {
-  std::string file;
-  std::string max_chars;
-  bool sync = false;
-  bool apply = false;
-  bool json = false;
-};
-
 AppendOptions append_options(const Options& options) {
   return {.sync = options.sync ? SyncPolicy::data : SyncPolicy::none};
-}
-
-void add_sync_flag(CLI::App* command, Options& options) {
-  command->add_flag("--sync", options.sync,
-                    "fdatasync after the append (and fsync the directory when the file is new): "
-                    "the lines survive a power loss once the command returns");
 }
 
 // "1 message", "N messages" (`check` keeps "N messages" always: SPEC.md §6).
@@ -148,15 +135,6 @@ int repair(const std::string& file, bool apply, std::ostream& out) {
   out << "backup: " << terminal_line(result.backup->string()) << "\n"
       << "repaired: cut to " << found.offset << " bytes; " << messages(found.messages) << " kept\n";
   return kOk;
-}
-
-CLI::App* add_command(CLI::App& app, Options& options, const char* name, const char* about, const char* example) {
-  CLI::App* command = app.add_subcommand(name, about);
-  command->add_option("FILE", options.file, "the session file (JSONL), or - for standard input")
-      ->required()
-      ->type_name("");  // "FILE REQUIRED", not "FILE TEXT REQUIRED"
-  command->footer(std::string("Example:\n  ") + example);
-  return command;
 }
 
 // Every failure is one line on standard error and its exit status.
@@ -227,75 +205,9 @@ std::string usage_reason(const CLI::ParseError& error) {
 
 // The command itself; run() maps what it throws onto exit codes.
 int run_command(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  CLI::App app(
-      "agent-session: load, check, estimate and trim an LLM agent's JSONL session.\n"
-      "Exit codes: 0 ok, 1 invalid session or budget error, 2 usage error, 3 other I/O error.",
-      "agent-session");
-  app.set_version_flag("--version", std::string("agent-session ") + AGENT_SESSION_VERSION, "print the version");
-  app.require_subcommand(1);
-  Options options;
-  auto* check = add_command(app, options, "check", "Load the session strictly; print 'N messages'.",
-                            "agent-session check corpus/real/swe-agent-marshmallow-1867.jsonl");
-  auto* estimate =
-      add_command(app, options, "estimate", "Print the character estimate: UTF-16 code units of the canonical JSONL.",
-                  "agent-session estimate session.jsonl");
-  auto* canon = add_command(app, options, "canon", "Print the session as canonical JSONL (JSON.stringify's bytes).",
-                            "agent-session canon - < session.jsonl");
-  auto* trim_command =
-      add_command(app, options, "trim", "Print the newest whole units that fit the budget, as canonical JSONL.",
-                  "agent-session trim --max-chars 20000 session.jsonl");
-  trim_command->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
-      ->required()
-      ->type_name("N");
-  auto* append = add_command(app, options, "append",
-                             "Validate the messages on standard input (one per line), then append them all.",
-                             "echo '{\"role\":\"user\",\"content\":\"hi\"}' | agent-session append session.jsonl");
-  append->get_option("FILE")->description(
-      "the session file (JSONL); not -: the messages to append come on standard input");
-  add_sync_flag(append, options);
-  auto* repair_command =
-      add_command(app, options, "repair",
-                  "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
-                  "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
-                  "is never repaired: a person must look).",
-                  "agent-session repair --apply session.jsonl");
-  repair_command->get_option("FILE")->description("the session file (JSONL); not -, since a repair changes a file");
-  repair_command->add_flag("--apply", options.apply,
-                           "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
-
-  auto* units = add_command(app, options, "units",
-                            "Print the session's units (SPEC §5.1), newest first, with their sizes and cumulative "
-                            "sizes: what fits in a budget N is read off the list. Not part of the protocol.",
-                            "agent-session units corpus/real/claude-code-erk-b5fd1043.jsonl");
-  units->add_flag("--json", options.json,
-                  "one JSON object (docs/units-and-stats.md); its begin and end are half-open, 0-based message "
-                  "positions: \"begin\":460,\"end\":462 is the table's 460-461");
-  units->footer(
-      "The table's messages and lines are inclusive ranges: messages 460-461 are messages 460 and 461 (0-based), "
-      "lines their physical 1-based lines.\nExample:\n  agent-session units "
-      "corpus/real/claude-code-erk-b5fd1043.jsonl");
-  auto* stats = add_command(app, options, "stats",
-                            "Print messages by role, tool calls, orphan results, pending calls, units, the "
-                            "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
-                            "protocol.",
-                            "agent-session stats --json session.jsonl");
-  stats->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
-
-  RunOptions run_options;
-  auto* run_command = add_run_command(app, run_options);
-  // Listed here for --help and the command names; its own parser
-  // (runner/conform_options.hpp) reads its arguments, as the standalone
-  // agent-session-conform does.
-  app.add_subcommand("conform",
-                     "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
-                     "then again with - and the input on standard input. Exit 0: every vector passed; 1: some "
-                     "failed.");
-
-  app.add_subcommand("harness",
-                     "Answer command lines as JSON requests on standard input (the harness protocol, "
-                     "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.");
-
-  check_command_name(app, args);
+  CommandLineLease lease;
+  CommandLine& line = *lease;
+  check_command_name(line.app, args);
   if (args.front() == "conform") {
     return conform_main({args.begin() + 1, args.end()}, "agent-session conform", in, out, err);
   }
@@ -305,14 +217,14 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
-    app.parse(reversed);
+    line.app.parse(reversed);
   } catch (const CLI::ParseError& error) {
     // --help and --version print on standard output and succeed.
-    if (error.get_exit_code() == 0) return app.exit(error, out, err) == 0 ? kOk : kUsage;
+    if (error.get_exit_code() == 0) return line.app.exit(error, out, err) == 0 ? kOk : kUsage;
     // Any other is one line (CLI11's own failure message adds a second,
     // "Run with --help ..."), naming the command, with the arguments'
     // bytes escaped: they come from the caller and may hold anything.
-    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    const std::vector<CLI::App*> chosen = line.app.get_subcommands();
     const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name() + ": ";
     throw UsageError(command + usage_reason(error) + " (agent-session " +
                      (chosen.empty() ? std::string() : chosen.front()->get_name() + " ") + "--help shows the usage)");
@@ -320,25 +232,25 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
 
   // Usage is settled before any input is read, so a bad budget is a
   // usage error (2) even when the session is invalid too.
-  const std::uint64_t budget = *trim_command ? parse_budget(options.max_chars) : 0;
-  if (*run_command) {
+  const std::uint64_t budget = *line.trim_command ? parse_budget(line.options.max_chars) : 0;
+  if (*line.run_command) {
     std::optional<std::uint64_t> run_budget;
-    if (run_command->count("--max-chars") > 0) run_budget = parse_budget(run_options.max_chars);
-    return run_agent_command(run_options, run_budget, out, err);
+    if (line.run_command->count("--max-chars") > 0) run_budget = parse_budget(line.run.max_chars);
+    return run_agent_command(line.run, run_budget, out, err);
   }
-  if (*append) {
-    append_from_stdin(options.file, in, append_options(options));
+  if (*line.append) {
+    append_from_stdin(line.options.file, in, append_options(line.options));
     return kOk;
   }
-  if (*repair_command) return repair(options.file, options.apply, out);
-  const NumberedSession session = load(options.file, in);
+  if (*line.repair_command) return repair(line.options.file, line.options.apply, out);
+  const NumberedSession session = load(line.options.file, in);
   const std::vector<Message>& messages = session.messages;
-  if (*check) out << messages.size() << " messages\n";
-  if (*estimate) out << estimate_context_chars(messages) << '\n';
-  if (*canon) out << to_canonical_jsonl(messages);
-  if (*trim_command) out << to_canonical_jsonl(trim(session, budget, options.file));
-  if (*units) print_units(session, options.json, out);
-  if (*stats) print_stats(session, options.json, out);
+  if (*line.check) out << messages.size() << " messages\n";
+  if (*line.estimate) out << estimate_context_chars(messages) << '\n';
+  if (*line.canon) out << to_canonical_jsonl(messages);
+  if (*line.trim_command) out << to_canonical_jsonl(trim(session, budget, line.options.file));
+  if (*line.units) print_units(session, line.options.json, out);
+  if (*line.stats) print_stats(session, line.options.json, out);
   return kOk;
 }
 
