@@ -2,9 +2,10 @@
 
 #include "runner/port_runner.hpp"
 
-#include "base/descriptor.hpp"
 #include "base/printable.hpp"
+#include "fuzz/compare.hpp"
 #include "fuzz/fuzz_inputs.hpp"
+#include "fuzz/input_file.hpp"
 #include "fuzz/reference_checks.hpp"
 #include "fuzz/shrink.hpp"
 #include "fuzz/vector_out.hpp"
@@ -12,11 +13,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -24,11 +22,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
-#include <system_error>
 #include <thread>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace agent_session::fuzz {
 namespace {
@@ -36,28 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using internal::terminal_safe;
-
-struct PortError {  // the port could not be started: a usage problem
-  std::string message;
-};
-
-// FILE's new contents, written over the old ones and cut to their size:
-// never truncated to nothing first, which makes ext4 write the file back to
-// disk at its close (auto_da_alloc) and costs more than a port's run.
-void write_input(const fs::path& file, const std::string& bytes) {
-  const auto fail = [&file] {
-    throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
-  };
-  const internal::Fd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-  if (fd.get() < 0) fail();
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::pwrite(fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail();
-    done += static_cast<std::size_t>(n);
-  }
-  if (::ftruncate(fd.get(), static_cast<off_t>(bytes.size())) != 0) fail();
-}
 
 struct Difference {
   std::uint64_t index = 0;
@@ -89,18 +61,14 @@ class Fuzzer {
                                                             const fs::path& file, std::uint64_t seed,
                                                             const Same* same) {
     write_input(file, bytes);
-    const std::vector<cli::Check> checks = reference_checks(file.string(), seed);
-    if (same && checks.front().exit != same->check_exit) return std::nullopt;
-    for (const cli::Check& check : checks) {
-      if (same && check.args.front() != same->command) continue;
-      std::vector<std::string> args = check.args;
-      args.push_back(file.string());
-      const cli::ProcessResult result = port.run(args, "");
-      ++port_runs_;
-      if (result.end == cli::ProcessEnd::not_started) throw PortError{result.error};
-      if (auto why = cli::judge(check, result, timeout_)) return std::pair{check, *why};
+    std::vector<cli::Check> checks = reference_checks(file.string(), seed);
+    if (same) {
+      if (checks.front().exit != same->check_exit) return std::nullopt;
+      std::erase_if(checks, [same](const cli::Check& check) { return check.args.front() != same->command; });
     }
-    return std::nullopt;
+    auto found = first_mismatch(port, checks, file.string(), timeout_, [this] { ++port_runs_; });
+    if (!found) return std::nullopt;
+    return std::pair{found->check, found->reason};
   }
 
   void work(const fs::path& dir, std::uint64_t limit, Clock::time_point deadline) {
@@ -136,25 +104,6 @@ class Fuzzer {
   std::mutex mutex_;
   std::optional<Difference> first_;
   std::exception_ptr error_;
-};
-
-// A folder of our own under TMPDIR, removed when the run ends.
-class TempDir {
- public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "agent-session-fuzz-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::system_error(errno, std::generic_category(), "cannot create " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
 };
 
 std::string lines_of(const std::string& bytes) {

@@ -1,0 +1,42 @@
+// The comparison each fuzz input gets, in `agent-session-conform fuzz`
+// (fuzz_command.hpp) and in the libFuzzer target fuzz_port
+// (fuzz/fuzz_port.cpp): the reference's checks (reference_checks.hpp)
+// asked of the port on FILE, each judged as a vector's check is
+// (runner/conform_judge.hpp, SPEC.md §6's stream rules included).
+//
+// Example:
+//   write_input(file, bytes);
+//   if (auto m = first_mismatch(port, reference_checks(file, seed), file, timeout)) report(m->check, m->reason);
+#pragma once
+
+#include "runner/conform_judge.hpp"
+#include "runner/port_runner.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agent_session::fuzz {
+
+// Thrown when the port cannot be started at all: a usage problem, not a
+// difference.
+struct PortError {
+  std::string message;
+};
+
+struct Mismatch {
+  cli::Check check;    // what the reference answers
+  std::string reason;  // how the port's answer differs (the judge's words)
+};
+
+// Asks the port `checks` in order (`PORT ARGS FILE`, nothing on standard
+// input) and returns the first it fails; nothing when it passes them all.
+// `asked` is called once per run of the port.
+std::optional<Mismatch> first_mismatch(cli::PortRunner& port, const std::vector<cli::Check>& checks,
+                                       const std::string& file, std::chrono::milliseconds timeout,
+                                       const std::function<void()>& asked = {});
+
+}  // namespace agent_session::fuzz
