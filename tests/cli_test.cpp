@@ -76,6 +76,21 @@ TEST(Cli, HelpExplainsEveryCommandWithAnExample) {
   EXPECT_NE(run({"trim", "--help"}).out.find("UTF-16 code units"), std::string::npos);
 }
 
+// `agent-session conform fuzz` is `agent-session-conform fuzz`, named as
+// the user called it.
+TEST(Cli, ConformFuzzForwardsToThePortFuzzer) {
+  const CliRun help = run({"conform", "fuzz", "--help"});
+  EXPECT_EQ(help.exit_code, cli::kOk) << help.err;
+  EXPECT_TRUE(help.out.starts_with("Usage: agent-session conform fuzz")) << help.out;
+  EXPECT_NE(run({"conform", "--help"}).out.find("'agent-session conform fuzz [--seed S]"), std::string::npos);
+  const CliRun fuzz = run({"conform", "fuzz", "--seed", "1", "--runs", "20", "--harness", "--", AGENT_SESSION_CLI});
+  EXPECT_EQ(fuzz.exit_code, cli::kOk) << fuzz.out << fuzz.err;
+  EXPECT_NE(fuzz.out.find("20 inputs in "), std::string::npos) << fuzz.out;
+  const CliRun usage = run({"conform", "fuzz", "--runs", "x", "--", "p"});
+  EXPECT_EQ(usage.exit_code, cli::kUsage);
+  EXPECT_TRUE(usage.err.starts_with("agent-session conform fuzz: ")) << usage.err;
+}
+
 TEST(Cli, ErrorsAreOneLineOnStderrWithTheSpecText) {
   const CliRun r = run({"check", "-"}, kUser + "\n{\"role\":\"nope\",\"content\":\"\"}\n");
   EXPECT_EQ(r.exit_code, cli::kInvalid);

@@ -197,12 +197,12 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     report(fuzzer, *fuzzer.first_, temp.path() / "job0", out);
     return 1;
   } catch (const PortError& error) {
-    err << "agent-session-conform fuzz: cannot run the port: " << terminal_safe(error.message) << '\n';
+    err << options.program << " fuzz: cannot run the port: " << terminal_safe(error.message) << '\n';
     return 2;
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& error) {
-    err << "agent-session-conform fuzz: " << terminal_safe(error.what()) << '\n';
+    err << options.program << " fuzz: " << terminal_safe(error.what()) << '\n';
     return 3;
   }
 }
@@ -211,6 +211,7 @@ int fuzz_main(const std::vector<std::string>& args, const std::string& program, 
   FuzzOptions options;
   try {
     options = parse_fuzz_options(args);
+    options.program = program;
   } catch (const FuzzUsageError& error) {
     err << program << " fuzz: " << terminal_safe(error.message) << " (" << program << " fuzz --help)\n";
     return 2;

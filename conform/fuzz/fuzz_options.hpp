@@ -24,6 +24,7 @@ struct FuzzOptions {
   bool harness = false;                // one long-lived `PORT harness` per job (corpus/conformance/harness.md)
   std::vector<std::string> command;    // the port: PORT [ARGS...]
   bool show_help = false;
+  std::string program = "agent-session-conform";  // how the user called it, for messages
 };
 
 struct FuzzUsageError {

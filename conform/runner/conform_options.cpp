@@ -186,11 +186,9 @@ std::string conform_help(std::string_view program) {
          " exec-adapter [--timeout S] [--max-output N] -- PORT...' speaks the harness protocol on "
          "standard input and output and runs each request as PORT ARGS... in exec mode, so that any port can be "
          "driven with --harness.\n" +
-         std::string(
-             name == "agent-session-conform"
-                 ? "'agent-session-conform fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the "
-                   "port against the reference (fuzz --help; in the project's build, not the standalone one).\n"
-                 : "") +
+         "'" + name +
+         " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
+         "(fuzz --help; in the project's build, not the standalone one).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

@@ -11,6 +11,7 @@
 #include "cli/harness_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
+#include "fuzz/fuzz_command.hpp"
 #include "runner/conform_options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -209,6 +210,9 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   CommandLine& line = *lease;
   check_command_name(line.app, args);
   if (args.front() == "conform") {
+    if (args.size() > 1 && args[1] == "fuzz") {
+      return fuzz::fuzz_main({args.begin() + 2, args.end()}, "agent-session conform", out, err);
+    }
     return conform_main({args.begin() + 1, args.end()}, "agent-session conform", in, out, err);
   }
   if (args.front() == "harness") {
