@@ -273,11 +273,19 @@ TEST_P(ConformMutant, FailsAndIsNamedByTheVectorsThatExposeIt) {
 
 INSTANTIATE_TEST_SUITE_P(
     Mutants, ConformMutant,
-    ::testing::Values(Mutant{"utf8_bytes.mjs", {"y_estimate_cjk", "y_estimate_emoji", "y_trim_budget_counts_utf16"}},
-                      Mutant{"line_numbers_skip_empty.mjs",
-                             {"n_blank_lines_counted_line_3", "n_blank_lines_counted_line_6"}},
-                      Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}},
-                      Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}}),
+    ::testing::Values(
+        Mutant{"utf8_bytes.mjs", {"y_estimate_cjk", "y_estimate_emoji", "y_trim_budget_counts_utf16"}},
+        Mutant{"line_numbers_skip_empty.mjs", {"n_blank_lines_counted_line_3", "n_blank_lines_counted_line_6"}},
+        Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}},
+        Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}},
+        Mutant{"number_int64_exact.mjs", {"y_canon_number_shortest_closest"}},
+        Mutant{"overflow_integer_digits.mjs",
+               {"i_number_overflow_midpoint_integer", "i_number_overflow_midpoint_negative"}},
+        Mutant{"utf16_f1_f3_astral.mjs",
+               {"y_estimate_utf8_continuation_byte_80", "y_canon_utf8_continuation_byte_80_everywhere"}},
+        Mutant{"key_index_uint32_wrap.mjs", {"y_canon_key_order_index_past_uint32"}},
+        Mutant{"keys_case_insensitive.mjs", {"n_field_names_case_sensitive", "y_field_names_other_case_dropped"}},
+        Mutant{"trim_first_result_only.mjs", {"y_trim_nested_rounds_one_unit"}}),
     [](const auto& info) {
       std::string name = info.param.script;
       return name.substr(0, name.find('.'));

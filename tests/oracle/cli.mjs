@@ -288,8 +288,22 @@ function runCommand(argv, readStdin) {
 
 // ---------------------------------------------------------------- exec mode
 
+// SPEC §6: a standard output or error that cannot be written (a closed
+// pipe, a full disk) is exit 3, never a crash; Node reports it as an
+// 'error' event, which unhandled would end the process with a stack trace
+// and exit 1. Standard error may be the closed one, so nothing more is
+// written to it after its own failure.
+function exitOnWriteError(stream, name) {
+  stream.on("error", (error) => {
+    if (stream === process.stdout) process.stderr.write(oneLine(`cannot write standard ${name}: ${error.message}`) + "\n");
+    process.exit(3);
+  });
+}
+
 function main(argv) {
   if (argv.length === 1 && argv[0] === "harness") return serveHarness({ runCommand, oneLine, isRecord });
+  exitOnWriteError(process.stdout, "output");
+  exitOnWriteError(process.stderr, "error");
   const run = runCommand(argv, () => readFileSync(0));
   if (run.stdout.length > 0) process.stdout.write(run.stdout);
   if (run.stderr.length > 0) process.stderr.write(run.stderr);

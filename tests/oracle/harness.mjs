@@ -105,7 +105,7 @@ function answerHarness(line) {
       {
         op: "start",
         protocol: HARNESS_PROTOCOL,
-        port: { name: "agent-session-oracle", version: "1.1.0", language: "JavaScript" },
+        port: { name: "agent-session-oracle", version: "1.2.0", language: "JavaScript" },
         commands: ["check", "estimate", "canon", "trim", "append"],
       },
     ];

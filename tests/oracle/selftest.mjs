@@ -248,6 +248,22 @@ direct("ENOENT canon", ["canon", join(dir, "nope.jsonl")], { exit: 3, stdout: ""
 direct("directory is an I/O error", ["check", dir], { exit: 3 });
 direct("ENOTDIR is an I/O error", ["check", join(CLI, "x")], { exit: 3 });
 
+// SPEC §6: a standard output that cannot be written (a pipe whose reader
+// has gone) is exit 3 with one line on standard error, never a crash.
+{
+  count++;
+  const big = join(dir, "big.jsonl");
+  writeFileSync(big, `{"role":"user","content":"${"x".repeat(1 << 20)}"}\n`);
+  const script = `"$0" "$1" canon "$2" 2>"$3" | true; echo "\${PIPESTATUS[0]}"`;
+  const r = spawnSync("bash", ["-c", script, process.execPath, CLI, big, join(dir, "err")]);
+  const exit = r.stdout.toString().trim();
+  const stderr = spawnSync("cat", [join(dir, "err")]).stdout.toString();
+  if (exit !== "3" || stderr.split("\n").length !== 2) {
+    failures++;
+    console.log("FAIL a closed standard output is exit 3", JSON.stringify({ exit, stderr: stderr.slice(0, 200) }));
+  }
+}
+
 rmSync(dir, { recursive: true });
 console.log(`${count - failures}/${count} passed`);
 process.exitCode = failures === 0 ? 0 : 1;
