@@ -4,8 +4,11 @@
 # then run each of the seven targets for FUZZ_SECONDS (45) from its seed
 # corpus, two at a time (four rounds: 3 minutes, as five targets of 60 s
 # took). Any crash, leak, UB report, broken invariant or timeout fails the
-# stage; the reproducer is left in build-fuzz-ci/artifacts/.
-# About 4 minutes on 2 cores: 1-2 to build, 3 to fuzz, seconds to lint.
+# stage; the reproducer is left in build-fuzz-ci/artifacts/. Then
+# fuzz_port, a port against the reference: the JavaScript oracle for
+# PORT_SECONDS (30) with no difference, and a mutant port found from no
+# seeds and written as a vector it fails.
+# About 6 minutes on 2 cores: 2-3 to build, 3 to fuzz, 1 for fuzz_port.
 set -euo pipefail
 seconds=${FUZZ_SECONDS:-45}
 jobs=${FUZZ_JOBS:-2}
@@ -43,11 +46,12 @@ CXX=clang++ \
   CXXFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT="$work/out" SRC="$PWD" WORK="$work" \
   bash .clusterfuzzlite/build.sh
-for target in "${targets[@]}"; do
+for target in "${targets[@]}" fuzz_port; do
   for file in "$target" "$target.dict" "${target}_seed_corpus.zip"; do
     [ -s "$work/out/$file" ] || { echo "build.sh did not produce $file" >&2; exit 1; }
   done
 done
+[ -x "$work/out/agent-session" ] || { echo "build.sh did not produce agent-session (fuzz_port's default port)" >&2; exit 1; }
 
 # 3. Fuzz. New inputs go to a scratch copy: the repository's corpus only
 #    changes on purpose (fuzz/README.md, "After a finding").
@@ -81,4 +85,41 @@ for ((i = 0; i < ${#targets[@]}; i += jobs)); do
     report "${batch[$k]}" "$status" || failed=1
   done
 done
+
+# 4. fuzz_port: the oracle agrees with the reference; a mutant does not.
+port_seconds=${PORT_SECONDS:-30}
+fuzz_port() { # fuzz_port NAME SECONDS SEEDS PORT...: runs fuzz_port on PORT from SEEDS (a folder)
+  local name=$1 limit=$2 seeds=$3
+  shift 3
+  rm -rf "$work/corpus/$name" "$work/$name-found"
+  mkdir -p "$work/corpus/$name"
+  cp -r "$seeds/." "$work/corpus/$name"
+  AGENT_SESSION_PORT="$*" AGENT_SESSION_FUZZ_OUT="$work/$name-found" \
+    "$work/out/fuzz_port" -max_total_time="$limit" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict=fuzz/session.dict -artifact_prefix="$work/artifacts/$name-" "$work/corpus/$name" >"$work/$name.log" 2>&1
+}
+start=$SECONDS
+status=0
+fuzz_port fuzz_port-oracle "$port_seconds" corpus/fuzz/fuzz_port node tests/oracle/cli.mjs || status=$?
+report fuzz_port-oracle "$status" || failed=1
+# From no seeds at all, so that the fuzzing finds it, not a vector (every
+# mutant fails some vector of 1.2.0): a few hundred inputs.
+mutant=tests/mutants/number_int64_exact.mjs
+mkdir -p "$work/no-seeds"
+status=0
+fuzz_port fuzz_port-mutant 120 "$work/no-seeds" node "$mutant" || status=$?
+found=$(find "$work/fuzz_port-mutant-found" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -1)
+if [ "$status" -eq 0 ] || [ -z "$found" ]; then
+  echo "FAIL fuzz_port found no difference in $mutant (exit $status)"
+  tail -5 "$work/fuzz_port-mutant.log"
+  failed=1
+elif build/conform/agent-session-conform --vectors "$(dirname "$found")" --only "$(basename "$found")" --harness \
+  -- node "$mutant" >"$work/fuzz_port-mutant-vector.log" 2>&1; then
+  echo "FAIL the vector fuzz_port wrote passes $mutant: $found"
+  failed=1
+else
+  echo "ok   fuzz_port-mutant: $(grep -m1 '^fuzz_port: the port differs' "$work/fuzz_port-mutant.log" | cut -c1-200)"
+  echo "     its vector $(basename "$found") fails $mutant"
+fi
+echo "fuzz_port: $((SECONDS - start)) s"
 exit "$failed"
