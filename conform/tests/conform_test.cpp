@@ -277,7 +277,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Mutant{"line_numbers_skip_empty.mjs",
                              {"n_blank_lines_counted_line_3", "n_blank_lines_counted_line_6"}},
                       Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}},
-                      Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}}),
+                      Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}},
+                      Mutant{"append_torn_tail.mjs", {"n_append_torn_last_line", "n_append_last_line_not_a_message"}}),
     [](const auto& info) {
       std::string name = info.param.script;
       return name.substr(0, name.find('.'));
