@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <system_error>
 
 namespace agent_session::cli {
 namespace {
@@ -54,7 +55,15 @@ bool not_started(const ProcessResult& result, VectorReport& report) {
 bool run_file_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
                     VectorReport& report) {
   const Check& check = vector.checks[index];
-  const CheckFile file(check, vector.input);
+  std::optional<CheckFile> made;
+  try {
+    made.emplace(check, vector.input);
+  } catch (const std::system_error& error) {  // the temporary directory, not the port or the vector
+    report.fatal = std::string("cannot make FILE for a file check: ") + error.what();
+    report.fatal_code = 3;
+    return false;
+  }
+  const CheckFile& file = *made;
   std::vector<std::string> args = check.args;
   args.push_back(file.path());
   const auto start = Clock::now();
