@@ -5,6 +5,7 @@
 #include "runner/conform_judge.hpp"
 #include "runner/conform_report.hpp"
 #include "runner/conform_select.hpp"
+#include "runner/conform_vector.hpp"
 #include "runner/port_runner.hpp"
 #include "runner/subprocess.hpp"
 #include "runner/vector_files.hpp"
@@ -31,131 +32,6 @@ namespace agent_session::cli {
 namespace {
 
 using agent_session::internal::terminal_safe;
-
-// What running one vector found.
-struct VectorReport {
-  VectorOutcome outcome;
-  std::string fatal;   // the runner cannot go on: stop with `fatal_code`
-  int fatal_code = 0;  // 2: the port cannot be executed; 3: resources ran out
-};
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
-}
-
-// A year is as good as forever, and keeps the conversion defined.
-std::chrono::milliseconds run_timeout(const ConformOptions& options) {
-  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
-  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-}
-
-// Runs `check` with FILE, then with `-`, adding both outcomes. Returns
-// false when a run timed out: the vector's other runs are then skipped
-// (a hanging port costs one timeout per vector), or could not start.
-bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
-               VectorReport& report) {
-  const Check& check = vector.checks[index];
-  const auto timeout = run_timeout(options);
-  // A built-in check runs once, with its own FILE.
-  const bool one_run = !check.file.empty();
-  const std::string files[2] = {one_run ? check.file : vector.input_path.string(), "-"};
-  for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
-    std::vector<std::string> args = check.args;
-    args.push_back(files[mode]);
-    std::vector<std::string> argv = options.command;
-    argv.insert(argv.end(), args.begin(), args.end());
-    const auto start = Clock::now();
-    const ProcessResult result = port.run(args, mode == 0 ? std::string_view() : vector.input);
-    if (result.end == ProcessEnd::not_started) {
-      report.fatal = result.error;
-      report.fatal_code = 2;
-      return false;
-    }
-    CheckOutcome outcome;
-    outcome.index = index;
-    for (const auto& word : check.args) outcome.words.push_back(terminal_safe(word));
-    outcome.args = joined(outcome.words);
-    outcome.from_stdin = mode == 1;
-    outcome.seconds = seconds_since(start);
-    if (const auto verdict = judge(check, result, timeout)) {
-      outcome.verdict = Verdict::fail;
-      outcome.message = *verdict;
-      outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
-    }
-    report.outcome.checks.push_back(std::move(outcome));
-    // A run that ran out its timeout: the vector's other runs would too.
-    if (result.end == ProcessEnd::timed_out || result.end == ProcessEnd::parent_stopped) {
-      const std::size_t others = vector.checks.size() - index - 1;
-      if (others > 0)
-        report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
-      return false;
-    }
-  }
-  return true;
-}
-
-VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options, PortRunner& port) {
-  VectorReport report;
-  report.outcome.name = terminal_safe(selected.dir.path.filename().string());
-  report.outcome.skipped = selected.skipped;
-  if (selected.skipped) return report;
-  const auto start = Clock::now();
-  const bool builtin = !selected.dir.missing_file.empty();
-  const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
-  if (!vector.problem.empty()) {
-    report.outcome.problem = terminal_safe(vector.problem);
-    return report;
-  }
-  std::size_t i = 0;
-  while (i < vector.checks.size() && run_check(vector, i, options, port, report)) ++i;
-  // The runs a timeout skipped, so that the reports list every check.
-  const std::size_t ran = report.outcome.checks.size();
-  std::size_t run = 0;
-  for (std::size_t k = 0; report.fatal.empty() && k < vector.checks.size(); ++k) {
-    for (const bool from_stdin : {false, true}) {
-      if (from_stdin && !vector.checks[k].file.empty()) continue;  // a built-in check runs once
-      if (run++ < ran) continue;
-      CheckOutcome outcome;
-      outcome.index = k;
-      for (const auto& word : vector.checks[k].args) outcome.words.push_back(terminal_safe(word));
-      outcome.args = joined(outcome.words);
-      outcome.from_stdin = from_stdin;
-      outcome.verdict = Verdict::skip;
-      outcome.message = "not run: an earlier run of this vector timed out";
-      report.outcome.checks.push_back(std::move(outcome));
-    }
-  }
-  report.outcome.seconds = seconds_since(start);
-  return report;
-}
-
-// The text form: one line per failing run, both runs of a check on one
-// line when they fail alike, each ending with the command that reproduces
-// it; SKIP for a vector of the skip file.
-std::vector<std::string> failure_lines(const VectorOutcome& vector) {
-  if (vector.skipped) return {"SKIP " + vector.name + " (listed in the skip file)"};
-  if (!vector.problem.empty()) return {"FAIL " + vector.name + ": " + vector.problem};
-  std::vector<std::string> lines;
-  const auto& checks = vector.checks;
-  for (std::size_t k = 0; k < checks.size(); ++k) {
-    const CheckOutcome& run = checks[k];
-    if (run.verdict != Verdict::fail) continue;
-    std::string at = run.args + (run.from_stdin ? " -" : " FILE");
-    if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
-        checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
-      at = run.args + " FILE, and with -";
-      ++k;
-    }
-    lines.push_back("FAIL " + vector.name + " (" + at + "): " + run.message + "; reproduce: " + run.reproduce);
-  }
-  return lines;
-}
 
 // Runs the vectors on `jobs` threads and hands each report to `print` in
 // vector order as soon as it and all before it are done. `print` returns
@@ -318,6 +194,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     }
     const VectorOutcome& vector = report.outcome;
     ++(vector.skipped ? run.skipped : vector.failed() ? run.failed : run.passed);
+    run.skipped_passing += vector.skip_passes ? 1 : 0;
     if (tap) {
       write_tap_vector(vector, run.results.size() + 1, out);
     } else {
@@ -355,11 +232,16 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (!reports_written) return 3;
   if (run.failed > 0) return 1;
   if (run.passed == 0) {  // every vector chosen was skipped: nothing was checked
-    err << me << "no vector ran (all " << run.skipped << " were skipped): a run that checks nothing is not a pass\n";
+    err << me << "every vector chosen was skipped (" << run.skipped
+        << ", run but not counted): a run that checks nothing is not a pass\n";
     return 1;
   }
   if (options.strict && run.skipped > 0) {
-    err << me << "--strict: " << run.skipped << " vectors skipped\n";
+    err << me << "--strict: " << run.skipped << " vectors skipped";
+    // A vector of the skip file that passes is a stale entry: say which.
+    if (run.skipped_passing > 0)
+      err << ", " << run.skipped_passing << " of them passing (remove them from the skip file)";
+    err << '\n';
     return 1;
   }
   return 0;

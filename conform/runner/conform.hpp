@@ -13,6 +13,10 @@
 // with FILE the path of the vector's input.jsonl, then again with `-` and
 // the input on standard input, and compares the exit code, the standard
 // output bytes (exit 0) and the error text on standard error (exit 1).
+// A file check (`append`, SPEC.md §6) runs once, on a fresh copy of the
+// input in a temporary folder, and FILE's bytes are compared after the
+// run (runner/file_check.hpp). A vector of the skip file runs too, and is
+// reported as skipped, "but passes" when it does (runner/conform_vector.hpp).
 // It prints one line per failing check, ending with the command that
 // reproduces it, one SKIP line per vector of the skip file, and ends with
 // `N passed, M failed` (N and M count vectors), then `, K skipped` when

@@ -1,6 +1,7 @@
 #include "runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
+#include "runner/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,74 @@ namespace {
 
 using agent_session::internal::terminal_safe;
 
+}  // namespace
+
+std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
+
+std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
+  from = std::min(from, text.size());
+  std::string shown = printable(text.substr(from, limit));
+  if (from > 0) shown.insert(0, "...");
+  if (from + limit < text.size()) shown += "...";
+  return shown;
+}
+
+std::string describe_difference(const std::string& what, const std::string& expected, const std::string& actual) {
+  const auto [e, a] = std::mismatch(expected.begin(), expected.end(), actual.begin(), actual.end());
+  const auto at = static_cast<std::size_t>(e - expected.begin());
+  const auto line = 1 + std::count(expected.begin(), e, '\n');
+  const std::size_t from = at > 20 ? at - 20 : 0;
+  std::ostringstream text;
+  text << what << " differs at byte " << at << " (line " << line << "): expected " << excerpt(expected, from, 60)
+       << ", got " << excerpt(actual, from, 60);
+  if (expected.size() != actual.size()) {
+    text << " (" << expected.size() << " bytes expected, " << actual.size() << " got)";
+  }
+  return text.str();
+}
+
+namespace {
+
+// `json[key]` or, base64, `json[key + "_b64"]`: at most one of them;
+// nothing when neither is there. `null` is allowed only where `nullable`.
+std::optional<std::optional<std::string>> bytes_field(const nlohmann::json& json, const std::string& key,
+                                                      bool nullable) {
+  const bool plain = json.contains(key), encoded = json.contains(key + "_b64");
+  if (plain && encoded) throw std::runtime_error("a check gives both " + key + " and " + key + "_b64");
+  if (!plain && !encoded) return std::nullopt;
+  const auto& value = json.at(plain ? key : key + "_b64");
+  if (value.is_null() && nullable) return std::optional<std::string>();
+  if (plain) return std::optional<std::string>(value.get<std::string>());
+  auto bytes = base64_decode(value.get<std::string>());
+  if (!bytes) throw std::runtime_error(key + "_b64 is not padded base64 (RFC 4648 section 4)");
+  return std::optional<std::string>(std::move(*bytes));
+}
+
+// The fields of a file check (README.md "Checks that write FILE"): a
+// check with "stdin" says what FILE is before the run and must be after.
+void parse_file_check(const nlohmann::json& json, Check& check) {
+  const auto in = bytes_field(json, "stdin", false);
+  const auto after = bytes_field(json, "file_after", true);
+  if (!in) {
+    if (after || json.contains("file")) throw std::runtime_error("file and file_after need stdin (a file check)");
+    return;
+  }
+  check.stdin_bytes = **in;
+  if (json.contains("file")) {
+    const auto file = json.at("file").get<std::string>();
+    if (file != "absent" && file != "-") throw std::runtime_error("file must be \"absent\" or \"-\"");
+    check.file_before = file == "-" ? Check::FileBefore::dash : Check::FileBefore::absent;
+  }
+  if (check.file_before == Check::FileBefore::dash) {
+    if (after) throw std::runtime_error("a check with file \"-\" has no file_after");
+    return;
+  }
+  if (!after) throw std::runtime_error("a file check needs file_after (null: FILE must not exist)");
+  if (!*after && check.file_before == Check::FileBefore::copy)
+    throw std::runtime_error("file_after null (no FILE after the run) needs file \"absent\"");
+  check.file_after = *after;
+}
+
 // Checks the shape README.md promises, so a typo in a vector fails loudly
 // instead of passing vacuously.
 Check parse_check(const nlohmann::json& json) {
@@ -28,36 +97,14 @@ Check parse_check(const nlohmann::json& json) {
     throw std::runtime_error("exit must be an integer from 0 to 255");
   }
   check.exit = exit.get<int>();
-  if (check.exit == 0) check.stdout_bytes = json.at("stdout").get<std::string>();
   if (check.exit == 1) check.error = json.at("error").get<std::string>();
+  parse_file_check(json, check);
+  // A file check's standard output is always empty (SPEC.md §6: append
+  // prints nothing), so it gives none: a runner older than file checks
+  // then finds the vector unusable instead of running it on input.jsonl.
+  if (check.stdin_bytes && json.contains("stdout")) throw std::runtime_error("a file check gives no stdout");
+  if (check.exit == 0 && !check.stdin_bytes) check.stdout_bytes = json.at("stdout").get<std::string>();
   return check;
-}
-
-// `text` in double quotes, escaped as terminal_safe does.
-std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
-
-// At most `limit` bytes from `from`, marking cuts with "...".
-std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
-  from = std::min(from, text.size());
-  std::string shown = printable(text.substr(from, limit));
-  if (from > 0) shown.insert(0, "...");
-  if (from + limit < text.size()) shown += "...";
-  return shown;
-}
-
-// "stdout differs at byte 12 (line 2): expected "...", got "...""
-std::string describe_difference(const std::string& expected, const std::string& actual) {
-  const auto [e, a] = std::mismatch(expected.begin(), expected.end(), actual.begin(), actual.end());
-  const auto at = static_cast<std::size_t>(e - expected.begin());
-  const auto line = 1 + std::count(expected.begin(), e, '\n');
-  const std::size_t from = at > 20 ? at - 20 : 0;
-  std::ostringstream text;
-  text << "stdout differs at byte " << at << " (line " << line << "): expected " << excerpt(expected, from, 60)
-       << ", got " << excerpt(actual, from, 60);
-  if (expected.size() != actual.size()) {
-    text << " (" << expected.size() << " bytes expected, " << actual.size() << " got)";
-  }
-  return text.str();
 }
 
 std::string stderr_hint(const ProcessResult& result) {
@@ -120,7 +167,8 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
     return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) +
            stderr_hint(result);
   }
-  if (check.exit == 0 && result.out != check.stdout_bytes) return describe_difference(check.stdout_bytes, result.out);
+  if (check.exit == 0 && result.out != check.stdout_bytes)
+    return describe_difference("stdout", check.stdout_bytes, result.out);
   // SPEC.md §6's two stream rules, for every check: a failing command
   // prints nothing on standard output, a succeeding one nothing on
   // standard error.

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agent_session::cli {
@@ -23,6 +24,14 @@ struct Check {
   // The built-in checks' (missing_file_vector) only:
   std::string file;                          // FILE for the one run (none with `-`)
   std::vector<std::string> stderr_mentions;  // standard error must contain each, ASCII letter case aside
+  // A file check (`append FILE`, SPEC.md §6): expect.json gives "stdin"
+  // (or "stdin_b64"). It runs once, with these bytes on standard input
+  // and FILE as `file_before` says, and FILE's bytes are compared after
+  // the run (runner/file_check.hpp).
+  std::optional<std::string> stdin_bytes;
+  enum class FileBefore { copy, absent, dash };
+  FileBefore file_before = FileBefore::copy;  // "file": a fresh copy of input.jsonl, "absent" or "-"
+  std::optional<std::string> file_after;      // "file_after" (or "_b64"); null: FILE must not exist
 };
 
 struct Vector {
@@ -48,6 +57,16 @@ Vector missing_file_vector(const std::filesystem::path& missing);
 // Why `result` fails `check`, or nothing when it passes; every untrusted
 // byte escaped (terminal_safe).
 std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout);
+
+// `text` in double quotes, escaped as terminal_safe does.
+std::string printable(std::string_view text);
+
+// At most `limit` bytes of `text` from `from`, printable, "..." marking cuts.
+std::string excerpt(std::string_view text, std::size_t from, std::size_t limit);
+
+// "stdout differs at byte 12 (line 2): expected "...", got "..."", with
+// `what` naming the bytes (stdout, FILE) and both sizes when they differ.
+std::string describe_difference(const std::string& what, const std::string& expected, const std::string& actual);
 
 // Whether `stderr_text` contains `expected` followed by the end of a line
 // or by ": " (so that "line 1" never passes for "line 12").

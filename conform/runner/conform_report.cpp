@@ -55,6 +55,11 @@ std::string case_name(const VectorOutcome& vector, const CheckOutcome& check) {
   return name;
 }
 
+// Why a vector of the skip file is reported as skipped.
+std::string skip_reason(const VectorOutcome& vector) {
+  return vector.skip_passes ? kSkipPasses : "listed in the skip file";
+}
+
 std::string seconds_text(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3f", seconds);
@@ -74,10 +79,11 @@ bool VectorOutcome::failed() const {
   }));
 }
 
-std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file) {
-  std::string line;
-  for (const auto& word : argv) line += (line.empty() ? "" : " ") + sh_quoted(word);
-  if (!stdin_file.empty()) line += " < " + sh_quoted(stdin_file);
+namespace {
+
+// `line` as is when every byte of it may reach a terminal, else as
+// eval "$(printf '...')" (shell_command's header).
+std::string printable_shell_line(const std::string& line) {
   bool printable = true;
   for (std::size_t i = 0; i < line.size() && printable;) {
     const std::size_t n = printable_length(line, i);
@@ -100,6 +106,33 @@ std::string shell_command(const std::vector<std::string>& argv, const std::strin
     }
   }
   return "eval \"$(printf '" + format + "')\"";
+}
+
+}  // namespace
+
+std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file) {
+  std::string line;
+  for (const auto& word : argv) line += (line.empty() ? "" : " ") + sh_quoted(word);
+  if (!stdin_file.empty()) line += " < " + sh_quoted(stdin_file);
+  return printable_shell_line(line);
+}
+
+std::string shell_file_command(const std::vector<std::string>& argv, const std::string& stdin_bytes,
+                               const std::string& copy_from, bool dash) {
+  // printf's format: every byte but letters, digits and a few safe
+  // punctuation marks in octal, so bytes that are no text travel too.
+  std::string format;
+  for (const char c : stdin_bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool plain = byte >= 0x20 && byte < 0x7f && c != '\'' && c != '\\' && c != '%';
+    format += plain ? std::string(1, c) : octal(byte);
+  }
+  std::string command;
+  for (const auto& word : argv) command += (command.empty() ? "" : " ") + sh_quoted(word);
+  const std::string run = "printf '" + format + "' | " + command;
+  if (dash) return printable_shell_line(run + " -");
+  const std::string make = copy_from.empty() ? "" : " && cp " + sh_quoted(copy_from) + " \"$f\"";
+  return printable_shell_line("f=$(mktemp -d)/session.jsonl" + make + " && " + run + " \"$f\"; cat \"$f\"");
 }
 
 std::string xml_escaped(std::string_view text, bool attribute) {
@@ -200,7 +233,7 @@ void write_junit(const RunOutcome& run, std::ostream& out) {
     if (vector.skipped || !vector.problem.empty()) {
       testcase(vector.name, "vector", vector.seconds);
       if (vector.skipped) {
-        out << ">\n      <skipped message=\"listed in the skip file\"/>\n    </testcase>\n";
+        out << ">\n      <skipped message=" << attr(skip_reason(vector)) << "/>\n    </testcase>\n";
       } else {
         out << ">\n      <failure message=" << attr(vector.problem) << ">" << xml_escaped(vector.problem, false)
             << "</failure>\n    </testcase>\n";
@@ -238,6 +271,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
                        {"passed", run.passed},
                        {"failed", run.failed},
                        {"skipped", run.skipped},
+                       {"skipped_passing", run.skipped_passing},
                        {"seconds", run.seconds}};
   auto& results = report["results"] = nlohmann::ordered_json::array();
   for (const auto& vector : run.results) {
@@ -245,6 +279,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
     entry["name"] = vector.name;
     entry["verdict"] = vector.skipped ? "skip" : vector.failed() ? "fail" : "pass";
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
+    if (vector.skipped) entry["message"] = skip_reason(vector);
     entry["seconds"] = vector.seconds;
     auto& checks = entry["checks"] = nlohmann::ordered_json::array();
     for (const auto& check : vector.checks) {
@@ -269,7 +304,7 @@ void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostr
   std::string description;  // `#` would start a directive
   for (const char c : vector.name) description += c == '#' ? std::string("\\#") : std::string(1, c);
   out << (vector.failed() ? "not ok " : "ok ") << number << " - " << description;
-  if (vector.skipped) out << " # SKIP listed in the skip file";
+  if (vector.skipped) out << " # SKIP " << skip_reason(vector);
   out << '\n';
   if (!vector.failed()) return;
   out << "  ---\n";

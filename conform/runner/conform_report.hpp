@@ -28,10 +28,14 @@ struct CheckOutcome {
   double seconds = 0;
 };
 
+// Why a vector of the skip file that passes is reported (README.md step 4).
+inline constexpr const char* kSkipPasses = "listed in the skip file but passes; remove it from the skip file";
+
 struct VectorOutcome {
-  std::string name;      // the folder's name, escaped
-  bool skipped = false;  // listed in the skip file: nothing ran
-  std::string problem;   // the vector itself is unusable: it fails
+  std::string name;          // the folder's name, escaped
+  bool skipped = false;      // listed in the skip file: run, but counted as skipped, its checks not kept
+  bool skip_passes = false;  // skipped, and every check passed
+  std::string problem;       // the vector itself is unusable: it fails
   std::vector<CheckOutcome> checks;
   double seconds = 0;
   bool failed() const;
@@ -45,6 +49,7 @@ struct RunOutcome {
   std::vector<std::string> command;                 // the port, each word escaped
   std::vector<VectorOutcome> results;               // in vector order
   std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
+  std::size_t skipped_passing = 0;                  // of `skipped`, those that pass
   bool strict = false;
   double seconds = 0;
 };
@@ -56,6 +61,17 @@ struct RunOutcome {
 // line becomes eval "$(printf '...')" with those bytes as octal escapes,
 // so the line stays printable and still round-trips.
 std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file = "");
+
+// The command that runs a file check again (README.md "Checks that write
+// FILE"): `argv` (the port and the check's arguments) with `stdin_bytes`
+// on standard input from printf (octal escapes but for plain ASCII), and
+// FILE made as the runner made it: a new folder from `mktemp -d` holding
+// session.jsonl, a copy of `copy_from` unless that is empty (a FILE that
+// does not exist), then `cat` of FILE; with `dash`, FILE is `-`. Printable
+// as shell_command's lines are:
+//   f=$(mktemp -d)/session.jsonl && cp DIR/input.jsonl "$f" && printf '...' | CMD append "$f"; cat "$f"
+std::string shell_file_command(const std::vector<std::string>& argv, const std::string& stdin_bytes,
+                               const std::string& copy_from, bool dash);
 
 // `text` for XML 1.0 character data (attribute=false) or a double-quoted
 // attribute value: & < > " ' as entities, and whatever XML 1.0 cannot

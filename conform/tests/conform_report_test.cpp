@@ -247,6 +247,7 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
                                                   {"passed", 1},
                                                   {"failed", 1},
                                                   {"skipped", 1},
+                                                  {"skipped_passing", 1},
                                                   {"seconds", report.at("summary").at("seconds")}}));
   const auto& results = report.at("results");
   ASSERT_EQ(results.size(), 3u);
@@ -265,6 +266,8 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   EXPECT_FALSE(checks[2].contains("message"));
   EXPECT_EQ(results[1].at("verdict"), "pass");
   EXPECT_EQ(results[2].at("verdict"), "skip");
+  // It ran, and passed: the report says to take it out of the skip file.
+  EXPECT_EQ(results[2].at("message"), "listed in the skip file but passes; remove it from the skip file");
   EXPECT_TRUE(results[2].at("checks").empty());
 }
 
@@ -321,7 +324,7 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
                     .dump() +
                 "\n"
                 "  ...\n"
-                "ok 3 - y_c # SKIP listed in the skip file\n"
+                "ok 3 - y_c # SKIP listed in the skip file but passes; remove it from the skip file\n"
                 "# 1 passed, 1 failed, 1 skipped\n");
   EXPECT_EQ(conform(dir_, {"true"}, {"--format", "json"}).exit_code, 2);
 }

@@ -131,25 +131,67 @@ TEST_F(FakeVectors, OnlyRunsTheVectorsMatchingAnyGlob) {
   EXPECT_EQ(r.err, "agent-session: --only 'y_tirm_*' matches no vector\n");
 }
 
-TEST_F(FakeVectors, SkippedVectorsAreNotRunButCountedAndPrinted) {
+// A vector of the skip file still runs, as in toml-test: one that fails
+// is SKIP as ever, one that passes is in the skip file for nothing and
+// the run says so (README.md step 4). Both count as skipped.
+TEST_F(FakeVectors, SkippedVectorsRunAndThoseThatPassAreNamed) {
   for (const char* name : {"y_a", "y_b", "y_c", "y_d"}) add(name, "{}\n", kOneMessage);
+  add("y_e", "{}\n", R"({"checks":[{"args":["check"],"exit":0,"stdout":"2 messages\n"}]})");
   const fs::path skip = dir_ / "skip.txt";
-  std::ofstream(skip) << "# not yet in our port\n\n  y_b  \r\ny_d # surrogates: next release\n\t# y_a\n";
+  std::ofstream(skip) << "# not yet in our port\n\n  y_b  \r\ny_d # surrogates: next release\n\t# y_a\ny_e\n";
   const fs::path log = dir_ / "log";
   const auto r = conform(dir_, logging_port(log), {"--skip-file", skip.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "SKIP y_b (listed in the skip file)\n"
-            "SKIP y_d (listed in the skip file)\n"
-            "2 passed, 0 failed, 2 skipped\n");
-  EXPECT_EQ(lines_in(log), 4u);
-  EXPECT_EQ(file_text(log).find("y_b"), std::string::npos);
-  // With --only, only the chosen vectors count.
-  const auto some = conform(dir_, logging_port(log), {"--skip-file", skip.string(), "--only", "y_[ab]"});
-  EXPECT_EQ(some.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
+            "SKIP y_b: listed in the skip file but passes; remove it from the skip file\n"
+            "SKIP y_d: listed in the skip file but passes; remove it from the skip file\n"
+            "SKIP y_e (listed in the skip file)\n"
+            "2 passed, 0 failed, 3 skipped\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(lines_in(log), 10u);  // five vectors, FILE and -
+  EXPECT_NE(file_text(log).find("y_b"), std::string::npos);
+  // With --only, only the chosen vectors run and count.
+  const auto some = conform(dir_, logging_port(log), {"--skip-file", skip.string(), "--only", "y_[ae]"});
+  EXPECT_EQ(some.out, "SKIP y_e (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
 }
 
-TEST_F(FakeVectors, StrictFailsOnAnySkip) {
+TEST_F(FakeVectors, TheReportsSayWhichSkippedVectorsPass) {
+  add("y_a", "{}\n", kOneMessage);
+  add("y_b", "{}\n", kOneMessage);
+  add("y_c", "{}\n", R"({"checks":[{"args":["check"],"exit":0,"stdout":"2 messages\n"}]})");
+  const fs::path skip = dir_ / "skip.txt";
+  std::ofstream(skip) << "y_b\ny_c\n";
+  const fs::path junit = dir_ / "r.xml", json = dir_ / "r.json";
+  const auto r = conform(
+      dir_, shell_port("printf '1 messages\\n'"),
+      {"--skip-file", skip.string(), "--report", "junit=" + junit.string(), "--report", "json=" + json.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string xml = file_text(junit);
+  EXPECT_NE(xml.find("<testcase classname=\"y_b\" name=\"vector\" time=\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"listed in the skip file but passes; remove it from the skip file\"/>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<skipped message=\"listed in the skip file\"/>"), std::string::npos) << xml;
+  const std::string report = file_text(json);
+  EXPECT_NE(report.find("\"skipped\": 2,\n    \"skipped_passing\": 1,"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"name\": \"y_b\",\n      \"verdict\": \"skip\",\n      \"message\": \"listed in the skip "
+                        "file but passes; remove it from the skip file\""),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\"name\": \"y_c\",\n      \"verdict\": \"skip\",\n      \"message\": \"listed in the skip "
+                        "file\""),
+            std::string::npos)
+      << report;
+  // TAP too.
+  const auto tap =
+      conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip.string(), "--format", "tap"});
+  EXPECT_NE(tap.out.find("ok 2 - y_b # SKIP listed in the skip file but passes; remove it from the skip file\n"),
+            std::string::npos)
+      << tap.out;
+  EXPECT_NE(tap.out.find("ok 3 - y_c # SKIP listed in the skip file\n"), std::string::npos) << tap.out;
+}
+
+TEST_F(FakeVectors, StrictFailsOnAnySkipAndNamesTheOnesThatPass) {
   add("y_a", "{}\n", kOneMessage);
   add("y_b", "{}\n", kOneMessage);
   const fs::path skip = dir_ / "skip.txt";
@@ -157,8 +199,18 @@ TEST_F(FakeVectors, StrictFailsOnAnySkip) {
   const auto port = shell_port("printf '1 messages\\n'");
   auto r = conform(dir_, port, {"--skip-file", skip.string(), "--strict"});
   EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "SKIP y_b: listed in the skip file but passes; remove it from the skip file\n"
+            "1 passed, 0 failed, 1 skipped\n");
+  EXPECT_EQ(r.err, "agent-session: --strict: 1 vectors skipped, 1 of them passing (remove them from the skip file)\n");
+  // A skipped vector that fails is still a skip, and still fails --strict.
+  const auto fails_b = shell_port(R"(case "$2" in *y_b*) echo 2 messages;; *) echo 1 messages;; esac)");
+  r = conform(dir_, fails_b, {"--skip-file", skip.string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
   EXPECT_EQ(r.err, "agent-session: --strict: 1 vectors skipped\n");
+  // Without --strict, a passing skipped vector is reported, not a failure.
+  EXPECT_EQ(conform(dir_, port, {"--skip-file", skip.string()}).exit_code, 0);
   EXPECT_EQ(conform(dir_, port, {"--strict"}).exit_code, 0);
   std::ofstream(skip, std::ios::trunc) << "# nothing skipped\n";
   r = conform(dir_, port, {"--skip-file", skip.string(), "--strict"});
@@ -166,15 +218,18 @@ TEST_F(FakeVectors, StrictFailsOnAnySkip) {
   EXPECT_EQ(r.out, "2 passed, 0 failed\n");
 }
 
-TEST_F(FakeVectors, ARunInWhichNoVectorRanFails) {
+TEST_F(FakeVectors, ARunInWhichEveryVectorWasSkippedFails) {
   add("y_a", "{}\n", kOneMessage);
   add("y_b", "{}\n", kOneMessage);
   const fs::path skip = dir_ / "skip.txt";
   std::ofstream(skip) << "y_a\ny_b\n";
+  // Even when they pass: the skip file says they do not count.
   const auto r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip.string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.ends_with("0 passed, 0 failed, 2 skipped\n")) << r.out;
-  EXPECT_EQ(r.err, "agent-session: no vector ran (all 2 were skipped): a run that checks nothing is not a pass\n");
+  EXPECT_EQ(r.err,
+            "agent-session: every vector chosen was skipped (2, run but not counted): a run that checks nothing is "
+            "not a pass\n");
 }
 
 TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {

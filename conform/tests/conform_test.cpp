@@ -278,6 +278,7 @@ INSTANTIATE_TEST_SUITE_P(
         Mutant{"line_numbers_skip_empty.mjs", {"n_blank_lines_counted_line_3", "n_blank_lines_counted_line_6"}},
         Mutant{"trim_by_message.mjs", {"y_trim_walkthrough_calls_a_b", "y_trim_interleaved_closed_unit"}},
         Mutant{"missing_file_empty.mjs", {"builtin_missing_file"}},
+        Mutant{"append_torn_tail.mjs", {"n_append_torn_last_line", "n_append_last_line_not_a_message"}},
         Mutant{"number_int64_exact.mjs", {"y_canon_number_shortest_closest"}},
         Mutant{"overflow_integer_digits.mjs",
                {"i_number_overflow_midpoint_integer", "i_number_overflow_midpoint_negative"}},

@@ -4,7 +4,8 @@
     python3 corpus/conformance-schema/validate.py [--vectors DIR]
 
 - every vector's expect.json (each folder of DIR, default: the
-  corpus/conformance beside this folder) against expect.schema.json;
+  corpus/conformance beside this folder) against expect.schema.json, and
+  its base64 fields (stdin_b64, file_after_b64) for canonical base64;
 - every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
   KIND being request, response (harness-KIND.schema.json) or expect
   (expect.schema.json). Each line of a -valid file is one message that the
@@ -21,6 +22,8 @@ missing (Debian: apt-get install python3-jsonschema).
 """
 
 import argparse
+import base64
+import binascii
 import decimal
 import json
 import sys
@@ -77,6 +80,26 @@ def why_invalid(validator, instance):
     return reasons
 
 
+def base64_problems(instance):
+    """What the schema's pattern cannot see in a file check's base64 fields
+    (README.md "Checks that write FILE"): the runner decodes only canonical
+    base64, so padding bits must be zero too."""
+    problems = []
+    checks = instance.get("checks") if isinstance(instance, dict) else None
+    for number, check in enumerate(checks if isinstance(checks, list) else [], 1):
+        for key in ("stdin_b64", "file_after_b64"):
+            value = check.get(key) if isinstance(check, dict) else None
+            if not isinstance(value, str):
+                continue
+            try:
+                canonical = base64.b64encode(base64.b64decode(value, validate=True)).decode("ascii") == value
+            except (ValueError, binascii.Error):
+                canonical = False
+            if not canonical:
+                problems.append(f"check {number}: {key} is not canonical padded base64 (RFC 4648 section 4)")
+    return problems
+
+
 def shorten(text, limit=160):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -112,6 +135,8 @@ def main():
             continue
         counts["expect.json"] += 1
         for reason in why_invalid(validators["expect"], instance):
+            problems.append(f"{expect}: {reason}")
+        for reason in base64_problems(instance):
             problems.append(f"{expect}: {reason}")
 
     # 2. The examples, valid and invalid.

@@ -122,27 +122,32 @@ function loadSession(bytes) {
     const lineBytes = bytes.subarray(start, end);
     start = end + 1;
     if (lineBytes.length === 0) continue; // only an exactly empty line is skipped
-
-    let text;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(lineBytes);
-    } catch {
-      throw jsonError(lineNo, "not valid UTF-8");
-    }
-    let item;
-    try {
-      item = JSON.parse(text);
-    } catch (error) {
-      throw jsonError(lineNo, error.message); // RangeError on absurd depth included
-    }
-    const problem = strictnessProblem(text);
-    if (problem !== undefined) throw jsonError(lineNo, problem);
-
-    const message = parseSessionMessage(item);
-    if (message === undefined) throw new SessionError(`invalid session record at line ${lineNo}`);
-    messages.push(message);
+    messages.push(parseLine(lineBytes, lineNo));
   }
   return messages;
+}
+
+// One non-empty line, physical number lineNo: its message, or the error
+// that stops the load (SPEC §2).
+function parseLine(lineBytes, lineNo) {
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(lineBytes);
+  } catch {
+    throw jsonError(lineNo, "not valid UTF-8");
+  }
+  let item;
+  try {
+    item = JSON.parse(text);
+  } catch (error) {
+    throw jsonError(lineNo, error.message); // RangeError on absurd depth included
+  }
+  const problem = strictnessProblem(text);
+  if (problem !== undefined) throw jsonError(lineNo, problem);
+
+  const message = parseSessionMessage(item);
+  if (message === undefined) throw new SessionError(`invalid session record at line ${lineNo}`);
+  return message;
 }
 
 // ---------------------------------------------------------------- context
@@ -236,6 +241,26 @@ function readInput(file, readStdin) {
   return readFileSync(file);
 }
 
+// The torn-tail guard of append (SPEC §6, as §8 words it): FILE's last
+// line, when FILE does not end in "\n", is judged as loading would judge
+// it. A message gets its "\n" before the batch (returned as the prefix);
+// anything else is the load error for that line, and nothing is written.
+// A FILE that does not exist has no last line.
+function tailPrefix(file) {
+  let old;
+  try {
+    old = readFileSync(file);
+  } catch (error) {
+    if (error.code === "ENOENT") return "";
+    throw error;
+  }
+  if (old.length === 0 || old[old.length - 1] === 0x0a) return "";
+  let lineNo = 1;
+  for (const byte of old) if (byte === 0x0a) lineNo++;
+  parseLine(old.subarray(old.lastIndexOf(0x0a) + 1), lineNo); // throws for a torn line
+  return "\n";
+}
+
 function jsonl(messages) {
   return messages.map((m) => canonical(m) + "\n").join("");
 }
@@ -268,10 +293,18 @@ function runCommand(argv, readStdin) {
     else if (args.command === "canon") out = jsonl(messages);
     else if (args.command === "trim") out = jsonl(trimContext(messages, args.maxChars));
     else {
-      // append (SPEC §6): every message validated above, then one plain
-      // append of their canonical lines (§3, §7); the file is created 0600.
+      // append (SPEC §6): every message validated above, then FILE's last
+      // line, then one plain append of their canonical lines (§3, §7); the
+      // file is created 0600, with zero messages too.
+      let prefix;
       try {
-        appendFileSync(args.file, jsonl(messages), { mode: 0o600 });
+        prefix = tailPrefix(args.file);
+      } catch (error) {
+        if (error instanceof SessionError) throw error;
+        return ioError(error);
+      }
+      try {
+        appendFileSync(args.file, prefix + jsonl(messages), { mode: 0o600 });
       } catch (error) {
         return ioError(error);
       }

@@ -1,0 +1,193 @@
+#include "runner/conform_vector.hpp"
+
+#include "base/printable.hpp"
+#include "runner/conform_judge.hpp"
+#include "runner/file_check.hpp"
+#include "runner/subprocess.hpp"
+#include "runner/vector_files.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+namespace agent_session::cli {
+namespace {
+
+using agent_session::internal::terminal_safe;
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// The outcome of one run of check `index`, before its verdict.
+CheckOutcome new_outcome(const Check& check, std::size_t index, bool from_stdin) {
+  CheckOutcome outcome;
+  outcome.index = index;
+  for (const auto& word : check.args) outcome.words.push_back(terminal_safe(word));
+  outcome.args = joined(outcome.words);
+  outcome.from_stdin = from_stdin;
+  return outcome;
+}
+
+// Whether the vector's other runs are skipped after `result`: a run that
+// ran out its timeout says the others would too (a hanging port costs
+// one timeout per vector).
+bool stops_the_vector(const ProcessResult& result, const Vector& vector, std::size_t index, VectorReport& report) {
+  if (result.end != ProcessEnd::timed_out && result.end != ProcessEnd::parent_stopped) return false;
+  const std::size_t others = vector.checks.size() - index - 1;
+  if (others > 0) report.outcome.checks.back().message += "; its " + std::to_string(others) + " other checks skipped";
+  return true;
+}
+
+bool not_started(const ProcessResult& result, VectorReport& report) {
+  if (result.end != ProcessEnd::not_started) return false;
+  report.fatal = result.error;
+  report.fatal_code = 2;
+  return true;
+}
+
+// A file check (README.md "Checks that write FILE"; SPEC.md §6 `append`):
+// one run, with the check's standard input and a FILE of its own, made
+// fresh from input.jsonl, then FILE's bytes judged as well.
+bool run_file_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
+                    VectorReport& report) {
+  const Check& check = vector.checks[index];
+  std::optional<CheckFile> made;
+  try {
+    made.emplace(check, vector.input);
+  } catch (const std::system_error& error) {  // the temporary directory, not the port or the vector
+    report.fatal = std::string("cannot make FILE for a file check: ") + error.what();
+    report.fatal_code = 3;
+    return false;
+  }
+  const CheckFile& file = *made;
+  std::vector<std::string> args = check.args;
+  args.push_back(file.path());
+  const auto start = Clock::now();
+  const ProcessResult result = port.run(args, *check.stdin_bytes);
+  if (not_started(result, report)) return false;
+  CheckOutcome outcome = new_outcome(check, index, check.file_before == Check::FileBefore::dash);
+  outcome.seconds = seconds_since(start);
+  auto verdict = judge(check, result, run_timeout(options));
+  if (!verdict) verdict = file.judge_after();
+  if (verdict) {
+    outcome.verdict = Verdict::fail;
+    outcome.message = *verdict;
+    const bool absent = check.file_before != Check::FileBefore::copy;
+    std::vector<std::string> argv = options.command;
+    argv.insert(argv.end(), check.args.begin(), check.args.end());
+    outcome.reproduce = shell_file_command(argv, *check.stdin_bytes, absent ? "" : vector.input_path.string(),
+                                           check.file_before == Check::FileBefore::dash);
+  }
+  report.outcome.checks.push_back(std::move(outcome));
+  return !stops_the_vector(result, vector, index, report);
+}
+
+// Runs `check` with FILE, then with `-`, adding both outcomes. Returns
+// false when a run timed out (the vector's other runs are then skipped)
+// or could not start.
+bool run_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
+               VectorReport& report) {
+  const Check& check = vector.checks[index];
+  if (check.stdin_bytes) return run_file_check(vector, index, options, port, report);
+  const auto timeout = run_timeout(options);
+  // A built-in check runs once, with its own FILE.
+  const bool one_run = !check.file.empty();
+  const std::string files[2] = {one_run ? check.file : vector.input_path.string(), "-"};
+  for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
+    std::vector<std::string> args = check.args;
+    args.push_back(files[mode]);
+    std::vector<std::string> argv = options.command;
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto start = Clock::now();
+    const ProcessResult result = port.run(args, mode == 0 ? std::string_view() : vector.input);
+    if (not_started(result, report)) return false;
+    CheckOutcome outcome = new_outcome(check, index, mode == 1);
+    outcome.seconds = seconds_since(start);
+    if (const auto verdict = judge(check, result, timeout)) {
+      outcome.verdict = Verdict::fail;
+      outcome.message = *verdict;
+      outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
+    }
+    report.outcome.checks.push_back(std::move(outcome));
+    if (stops_the_vector(result, vector, index, report)) return false;
+  }
+  return true;
+}
+
+// How many runs check `check` makes: two (FILE and `-`) but for a
+// built-in check and a file check, which run once.
+int runs_of(const Check& check) { return check.file.empty() && !check.stdin_bytes ? 2 : 1; }
+
+}  // namespace
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::chrono::milliseconds run_timeout(const ConformOptions& options) {
+  const double seconds = std::min(options.timeout_seconds, 365.0 * 24 * 3600);
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+VectorReport run_vector(const SelectedVector& selected, const ConformOptions& options, PortRunner& port) {
+  VectorReport report;
+  report.outcome.name = terminal_safe(selected.dir.path.filename().string());
+  const auto start = Clock::now();
+  const bool builtin = !selected.dir.missing_file.empty();
+  const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
+  if (!vector.problem.empty()) {
+    report.outcome.problem = terminal_safe(vector.problem);
+  } else {
+    std::size_t i = 0;
+    while (i < vector.checks.size() && run_check(vector, i, options, port, report)) ++i;
+    // The runs a timeout skipped, so that the reports list every check.
+    const std::size_t ran = report.outcome.checks.size();
+    std::size_t run = 0;
+    for (std::size_t k = 0; report.fatal.empty() && k < vector.checks.size(); ++k) {
+      for (int mode = 0; mode < runs_of(vector.checks[k]); ++mode) {
+        if (run++ < ran) continue;
+        const bool from_stdin = mode == 1 || vector.checks[k].file_before == Check::FileBefore::dash;
+        CheckOutcome outcome = new_outcome(vector.checks[k], k, from_stdin);
+        outcome.verdict = Verdict::skip;
+        outcome.message = "not run: an earlier run of this vector timed out";
+        report.outcome.checks.push_back(std::move(outcome));
+      }
+    }
+  }
+  report.outcome.seconds = seconds_since(start);
+  if (selected.skipped) {
+    // Run anyway, as toml-test does: one that passes is in the skip file
+    // for no reason, and the run says so (README.md step 4).
+    report.outcome.skip_passes = !report.outcome.failed();
+    report.outcome.skipped = true;
+    report.outcome.problem.clear();
+    report.outcome.checks.clear();
+  }
+  return report;
+}
+
+std::vector<std::string> failure_lines(const VectorOutcome& vector) {
+  if (vector.skipped) {
+    return {"SKIP " + vector.name +
+            (vector.skip_passes ? ": " + std::string(kSkipPasses) : " (listed in the skip file)")};
+  }
+  if (!vector.problem.empty()) return {"FAIL " + vector.name + ": " + vector.problem};
+  std::vector<std::string> lines;
+  const auto& checks = vector.checks;
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    const CheckOutcome& run = checks[k];
+    if (run.verdict != Verdict::fail) continue;
+    std::string at = run.args + (run.from_stdin ? " -" : " FILE");
+    if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
+        checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
+      at = run.args + " FILE, and with -";
+      ++k;
+    }
+    lines.push_back("FAIL " + vector.name + " (" + at + "): " + run.message + "; reproduce: " + run.reproduce);
+  }
+  return lines;
+}
+
+}  // namespace agent_session::cli
