@@ -5,6 +5,7 @@
 #include "base/printable.hpp"
 #include "fuzz/compare.hpp"
 #include "fuzz/fuzz_inputs.hpp"
+#include "fuzz/fuzz_reports.hpp"
 #include "fuzz/input_file.hpp"
 #include "fuzz/reference_checks.hpp"
 #include "fuzz/shrink.hpp"
@@ -111,8 +112,9 @@ std::string lines_of(const std::string& bytes) {
   return std::to_string(n) + (n == 1 ? " line" : " lines");
 }
 
-// Shrinks the difference, writes its vector and prints what was found.
-void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::ostream& out) {
+// Shrinks the difference, writes its vector and prints what was found;
+// returns the vector's name.
+std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::ostream& out) {
   const FuzzOptions& options = fuzzer.options_;
   const std::uint64_t seed = input_seed(fuzzer.seed_, found.index);
   out << "difference at input " << found.index << " (" << found.input.size() << " bytes, " << lines_of(found.input)
@@ -153,6 +155,7 @@ void report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::o
       << ")\n"
       << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"
       << "           " << terminal_safe(vector.reproduce[1]) << '\n';
+  return vector.name;
 }
 
 }  // namespace
@@ -192,10 +195,12 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
         << " inputs/s (" << fuzzer.port_runs_ << " runs of the port)" << std::endl;
     if (!fuzzer.first_) {
       out << "no difference\n";
-      return 0;
+      return write_no_difference_reports(options, seed, fuzzer.done_, seconds, err) ? 0 : 3;
     }
-    report(fuzzer, *fuzzer.first_, temp.path() / "job0", out);
-    return 1;
+    const std::string name = report(fuzzer, *fuzzer.first_, temp.path() / "job0", out);
+    if (options.reports.empty()) return 1;
+    const int reported = report_difference(options, name, err);
+    return reported == 3 ? 3 : 1;
   } catch (const PortError& error) {
     err << options.program << " fuzz: cannot run the port: " << terminal_safe(error.message) << '\n';
     return 2;
@@ -213,7 +218,7 @@ int fuzz_main(const std::vector<std::string>& args, const std::string& program, 
     options = parse_fuzz_options(args);
     options.program = program;
   } catch (const FuzzUsageError& error) {
-    err << program << " fuzz: " << terminal_safe(error.message) << " (" << program << " fuzz --help)\n";
+    err << program << " fuzz: " << error.message << " (" << program << " fuzz --help)\n";  // made safe where thrown
     return 2;
   }
   if (options.show_help) {

@@ -1,5 +1,7 @@
 #include "fuzz/fuzz_options.hpp"
 
+#include "base/printable.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -8,12 +10,15 @@
 namespace agent_session::fuzz {
 namespace {
 
+// What the user typed, in double quotes and made safe for a terminal.
+std::string quoted(const std::string& text) { return "\"" + internal::terminal_safe(text) + "\""; }
+
 std::uint64_t whole_number(const std::string& option, const std::string& text, std::uint64_t low, std::uint64_t high) {
   const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
   errno = 0;
   const unsigned long long value = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
   if (!digits || errno == ERANGE || value < low || value > high) {
-    throw FuzzUsageError{option + ": \"" + text + "\" is not a whole number from " + std::to_string(low) + " to " +
+    throw FuzzUsageError{option + ": " + quoted(text) + " is not a whole number from " + std::to_string(low) + " to " +
                          std::to_string(high)};
   }
   return value;
@@ -23,7 +28,7 @@ double seconds(const std::string& option, const std::string& text) {
   char* end = nullptr;
   const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0 || value > 1e6) {
-    throw FuzzUsageError{option + ": \"" + text + "\" is not a number of seconds above 0 (at most 1000000)"};
+    throw FuzzUsageError{option + ": " + quoted(text) + " is not a number of seconds above 0 (at most 1000000)"};
   }
   return value;
 }
@@ -56,10 +61,11 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       inline_value = word.substr(eq + 1);
       word.resize(eq);
     }
-    static const std::set<std::string> kOptions = {"--seed", "--runs",    "--time",    "--jobs",
-                                                   "--out",  "--vectors", "--timeout", "--shrink-time"};
-    if (!kOptions.count(word)) throw FuzzUsageError{"unknown option \"" + word + "\""};
-    if (!seen.insert(word).second) throw FuzzUsageError{word + " is given twice; it takes one value"};
+    static const std::set<std::string> kOptions = {"--seed",    "--runs",    "--time",        "--jobs",  "--out",
+                                                   "--vectors", "--timeout", "--shrink-time", "--report"};
+    if (!kOptions.count(word)) throw FuzzUsageError{"unknown option " + quoted(word)};
+    if (word != "--report" && !seen.insert(word).second)
+      throw FuzzUsageError{word + " is given twice; it takes one value"};
     if (!inline_value && i + 1 >= args.size()) throw FuzzUsageError{word + " needs a value"};
     const std::string value = inline_value ? *inline_value : args[++i];
     if (word == "--seed") options.seed = whole_number(word, value, 0, ~std::uint64_t{0});
@@ -70,6 +76,12 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
     if (word == "--vectors") options.vectors = value;
     if (word == "--timeout") options.timeout_seconds = seconds(word, value);
     if (word == "--shrink-time") options.shrink_seconds = seconds(word, value);
+    if (word == "--report") {
+      const bool kind = value.starts_with("junit=") || value.starts_with("json=");
+      if (!kind || value.find('=') + 1 == value.size())
+        throw FuzzUsageError{"--report: " + quoted(value) + " is not junit=FILE or json=FILE"};
+      options.reports.push_back(value);
+    }
     if ((word == "--out" || word == "--vectors") && value.empty()) throw FuzzUsageError{word + " needs a folder"};
   }
   if (options.show_help) return options;
@@ -81,7 +93,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
 std::string fuzz_help(const std::string& program) {
   return "Usage: " + program +
          " fuzz [--seed S] [--runs N | --time SECONDS] [--jobs J] [--out DIR] [--vectors DIR]\n"
-         "       [--timeout SECONDS] [--shrink-time SECONDS] [--harness] -- PORT [ARGS...]\n"
+         "       [--timeout SECONDS] [--shrink-time SECONDS] [--report KIND=FILE] [--harness] -- PORT [ARGS...]\n"
          "\n"
          "Differential fuzzing of a port against the reference (agent-session's own code, run in this process).\n"
          "Each input is a generated session file (the three records; astral characters, lone escapes, control\n"
@@ -100,6 +112,8 @@ std::string fuzz_help(const std::string& program) {
          "  --vectors DIR     the vectors whose inputs are mutated (default: the runner's vectors)\n"
          "  --timeout SECONDS per run of the port (default 10)\n"
          "  --shrink-time S   at most this long shrinking (default 60)\n"
+         "  --report KIND=FILE  junit=FILE or json=FILE, as conform writes them (repeatable): the vector a\n"
+         "                    difference became, its checks judged on PORT; or one passing case naming the seed\n"
          "  --harness         start PORT harness once per job and send it every run (harness.md), as conform "
          "--harness\n"
          "\n"

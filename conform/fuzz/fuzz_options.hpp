@@ -22,13 +22,14 @@ struct FuzzOptions {
   double timeout_seconds = 10;         // per run of the port
   double shrink_seconds = 60;          // at most this long shrinking a difference
   bool harness = false;                // one long-lived `PORT harness` per job (corpus/conformance/harness.md)
+  std::vector<std::string> reports;    // "junit=FILE", "json=FILE" (--report, repeatable), as conform writes them
   std::vector<std::string> command;    // the port: PORT [ARGS...]
   bool show_help = false;
   std::string program = "agent-session-conform";  // how the user called it, for messages
 };
 
 struct FuzzUsageError {
-  std::string message;
+  std::string message;  // safe for a terminal: what the user typed is escaped in it
 };
 
 // What `args` (the words after `fuzz`) ask for; throws FuzzUsageError with

@@ -12,13 +12,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -215,20 +212,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (run.skipped > 0) out << ", " << run.skipped << " skipped";
   out << '\n';
   out.flush();
-  bool reports_written = true;  // each is tried: one that fails leaves the others to CI
-  for (const auto& report : options.reports) {
-    const auto equals = report.find('=');
-    const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
-    errno = 0;
-    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
-    if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
-    stream.close();
-    if (!stream) {
-      err << me << "cannot write the " << kind << " report '" << terminal_safe(file)
-          << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
-      reports_written = false;
-    }
-  }
+  const bool reports_written = write_reports(run, options.reports, me, err);
   if (!reports_written) return 3;
   if (run.failed > 0) return 1;
   if (run.passed == 0) {  // every vector chosen was skipped: nothing was checked

@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <ostream>
 
@@ -319,6 +322,25 @@ void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostr
   }
   if (!failures.empty()) out << "  checks:\n" << failures;
   out << "  ...\n";
+}
+
+bool write_reports(const RunOutcome& run, const std::vector<std::string>& reports, const std::string& me,
+                   std::ostream& err) {
+  bool written = true;
+  for (const auto& report : reports) {
+    const auto equals = report.find('=');
+    const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
+    errno = 0;
+    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+    if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
+    stream.close();
+    if (!stream) {
+      err << me << "cannot write the " << kind << " report '" << internal::terminal_safe(file)
+          << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
+      written = false;
+    }
+  }
+  return written;
 }
 
 }  // namespace agent_session::cli

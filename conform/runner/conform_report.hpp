@@ -91,6 +91,13 @@ void write_junit(const RunOutcome& run, std::ostream& out);
 // when it does).
 void write_json_report(const RunOutcome& run, std::ostream& out);
 
+// Writes `run` as each of `reports` asks ("junit=FILE" or "json=FILE", as
+// --report takes them), trying every one: a report that fails leaves the
+// others to CI. False when one could not be written; each such is one
+// line on `err`, after `me` ("agent-session conform: ").
+bool write_reports(const RunOutcome& run, const std::vector<std::string>& reports, const std::string& me,
+                   std::ostream& err);
+
 // TAP version 14: the header and plan, then one test point per vector
 // (failures in a YAML block), then the summary as a comment.
 void write_tap_header(std::size_t vectors, std::ostream& out);

@@ -6,9 +6,11 @@
 #include "runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -50,6 +52,12 @@ TEST(FuzzPorts, OurOwnCliShowsNoDifferenceOver300Inputs) {
 TEST(FuzzPorts, UsageErrorsAreExit2) {
   EXPECT_EQ(conform({"fuzz", "--runs", "1"}, 10s).exit_code, 2);
   EXPECT_EQ(conform({"fuzz", "--runs", "x", "--", AGENT_SESSION_CLI}, 10s).exit_code, 2);
+  // What the user typed is quoted once, its control bytes escaped.
+  EXPECT_EQ(conform({"fuzz", "--x", "--", "p"}, 10s).err,
+            "agent-session-conform fuzz: unknown option \"--x\" (agent-session-conform fuzz --help)\n");
+  EXPECT_EQ(conform({"fuzz", "--runs", "1\x1b", "--", "p"}, 10s).err,
+            "agent-session-conform fuzz: --runs: \"1\\x1b\" is not a whole number from 1 to 1099511627776 "
+            "(agent-session-conform fuzz --help)\n");
   const ProcessResult missing = conform({"fuzz", "--runs", "1", "--", "/nonexistent/port"}, 10s);
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("cannot run the port"), std::string::npos) << missing.err;
@@ -96,6 +104,56 @@ TEST(FuzzPorts, FindsTrimFirstResultOnly) { finds("trim_first_result_only", "1")
 TEST(FuzzPorts, FindsKeysCaseInsensitive) { finds("keys_case_insensitive", "1"); }
 TEST(FuzzPorts, FindsOverflowIntegerDigits) { finds("overflow_integer_digits", "1"); }
 TEST(FuzzPorts, FindsKeyIndexUint32Wrap) { finds("key_index_uint32_wrap", "1"); }
+
+nlohmann::json json_file(const fs::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
+}
+
+// --report writes what conform writes: a passing case for a run without a
+// difference; for a difference, the written vector's checks judged on the
+// port, the failing ones with their reproduce lines.
+TEST(FuzzPorts, ReportsAreTheRunnersJunitAndJson) {
+  const fs::path out = fresh_dir("reports");
+  fs::create_directories(out);
+  const ProcessResult clean =
+      conform({"fuzz", "--seed", "5", "--runs", "20", "--harness", "--report", "json=" + (out / "clean.json").string(),
+               "--report", "junit=" + (out / "clean.xml").string(), "--", AGENT_SESSION_CLI},
+              60s);
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const auto passed = json_file(out / "clean.json");
+  EXPECT_EQ(passed["summary"]["passed"], 1);
+  EXPECT_EQ(passed["summary"]["failed"], 0);
+  EXPECT_EQ(passed["results"][0]["name"], "fuzz_5");
+  EXPECT_EQ(passed["results"][0]["checks"][0]["verdict"], "pass");
+  std::ifstream xml(out / "clean.xml");
+  const std::string junit{std::istreambuf_iterator<char>(xml), {}};
+  EXPECT_NE(junit.find("<testcase"), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("<failure"), std::string::npos) << junit;
+
+  const ProcessResult found = conform(
+      {"fuzz", "--seed", "1", "--time", "60", "--harness", "--shrink-time", "5", "--out", (out / "found").string(),
+       "--report", "json=" + (out / "found.json").string(), "--", "node", kSource + "/tests/mutants/utf8_bytes.mjs"},
+      150s);
+  ASSERT_EQ(found.exit_code, 1) << found.out << found.err;
+  std::smatch name;
+  ASSERT_TRUE(std::regex_search(found.out, name, std::regex(R"(wrote \S+/(fuzz_\d+_\d+) )"))) << found.out;
+  const auto failed = json_file(out / "found.json");
+  EXPECT_EQ(failed["summary"]["failed"], 1);
+  ASSERT_EQ(failed["results"].size(), 1u);
+  EXPECT_EQ(failed["results"][0]["name"], name[1].str());
+  bool a_failing_check = false;
+  for (const auto& check : failed["results"][0]["checks"]) {
+    if (check["verdict"] != "fail") continue;
+    a_failing_check = true;
+    EXPECT_FALSE(check.value("reproduce", "").empty()) << check.dump();
+  }
+  EXPECT_TRUE(a_failing_check) << failed.dump();
+  const ProcessResult bad = conform({"fuzz", "--report", "xml=x", "--", AGENT_SESSION_CLI}, 10s);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--report: \"xml=x\" is not junit=FILE or json=FILE"), std::string::npos) << bad.err;
+  fs::remove_all(out);
+}
 
 // Harness mode gives the exec mode's answer: no difference with our CLI
 // over many more inputs, at the cost of one process per job.
