@@ -10,6 +10,7 @@
 #include "runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -234,6 +236,35 @@ void expect_same_verdicts(const std::vector<std::string>& port, int exit_code,
 
 TEST(HarnessSameVerdicts, OurCli) { expect_same_verdicts({AGENT_SESSION_CLI}, 0); }
 
+// The comparison fails when harness mode answers one check differently:
+// here a port whose harness (the exec adapter over a wrapper) prints a
+// wrong estimate, and exec mode our CLI's right one.
+TEST(HarnessSameVerdicts, AHarnessThatAnswersOneCheckDifferentlyIsCaught) {
+  const std::string cli = AGENT_SESSION_CLI;
+  const std::string wrong_estimate = "[ \"$1\" = estimate ] && { echo 1; exit 0; }; exec " + cli + " \"$@\"";
+  const std::vector<std::string> port = {"sh", "-c",
+                                         "if [ \"$1\" = harness ]; then exec " + cli +
+                                             " conform exec-adapter -- sh -c '" + wrong_estimate + "' port; fi; exec " +
+                                             cli + " \"$@\"",
+                                         "port"};
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    expect_same_verdicts(port, 0, {"y_estimate_cjk", "y_semantics_not_checked"});
+  }
+  // The exit status, the FAIL lines, each of the two vectors, the report.
+  std::set<std::string> what;
+  for (int i = 0; i < failures.size(); ++i) {
+    const std::string message = failures.GetTestPartResult(i).message();
+    for (const char* part : {"harness.exit_code", "harness.out", "got[\"results\"][i]", "y_estimate_cjk",
+                             "y_semantics_not_checked", "got\n"}) {
+      if (message.find(part) != std::string::npos) what.insert(part);
+    }
+  }
+  EXPECT_EQ(what.size(), 6u) << failures.size() << " failures, naming " << what.size() << " of the 6 parts";
+}
+
 // The JavaScript ports: the oracle and every mutant port in tests/mutants/
 // (mutate.mjs is what builds them, not a port), listed from the folder so
 // a new mutant is compared without being named here.
@@ -278,6 +309,12 @@ Subset verdict_subset(const std::vector<std::string>& port) {
     }
   }
   fs::remove(report);
+  // The report's failing vectors are the run's: the summary line counts them.
+  std::smatch summary;
+  EXPECT_TRUE(std::regex_search(harness.out, summary, std::regex("([0-9]+) failed\n$")) &&
+              std::stoul(summary[1]) == subset.failing)
+      << subset.failing << " failing vectors in the report; the run printed:\n"
+      << harness.out;
   const auto names = vector_names();
   for (std::size_t i = 0; i < names.size(); i += kSpread) chosen.insert(names[i]);
   subset.names.assign(chosen.begin(), chosen.end());
