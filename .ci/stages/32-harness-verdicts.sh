@@ -62,9 +62,9 @@ compare() { # compare NAME SPREAD PORT...
   shift 2
   local only=()
   mapfile -t only < <(selection "$name" "$spread" "$@")
-  "$cli" conform --jobs 2 "${only[@]}" --report "json=$work/$name.exec.json" -- "$@" \
+  "$cli" conform --jobs 2 --timeout 60 "${only[@]}" --report "json=$work/$name.exec.json" -- "$@" \
     >"$work/$name.exec.out" 2>"$work/$name.exec.err" || exec_status=$?
-  "$cli" conform --harness --jobs 2 "${only[@]}" --report "json=$work/$name.harness.json" -- "$@" \
+  "$cli" conform --harness --jobs 2 --timeout 60 "${only[@]}" --report "json=$work/$name.harness.json" -- "$@" \
     >"$work/$name.harness.out" 2>"$work/$name.harness.err" || harness_status=$?
   if [ "$exec_status" -gt 1 ]; then
     problem="exec mode could not run (exit $exec_status): $(head -c 300 "$work/$name.exec.err")"

@@ -245,11 +245,12 @@ TEST(ConformJavaScriptOracle, PassesEveryVector) {
 }
 
 // Exec mode (a Node process per check) on the oracle, kept small: a few
-// vectors of each kind, the built-in missing-FILE one among them (SPEC.md §6).
+// vectors of each kind, the built-in missing-FILE one among them (SPEC.md §6),
+// with a minute a run for a loaded machine's slow Node.js starts.
 TEST(ConformJavaScriptOracle, PassesAHandfulOfVectorsInExecMode) {
   const auto r = conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()},
-                         {"--jobs", "2", "--only", "y_estimate_c*", "--only", "n_blank_lines_*", "--only",
-                          "i_escaped_lone_*", "--only", "builtin_missing_file"});
+                         {"--jobs", "2", "--timeout", "60", "--only", "y_estimate_c*", "--only", "n_blank_lines_*",
+                          "--only", "i_escaped_lone_*", "--only", "builtin_missing_file"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::smatch summary;
   ASSERT_TRUE(std::regex_search(r.out, summary, std::regex("^([0-9]+) passed, 0 failed\n$"))) << r.out;
