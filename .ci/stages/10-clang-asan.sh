@@ -4,9 +4,10 @@ set -euo pipefail
 cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DAGENT_SESSION_SANITIZE=address,undefined -DAGENT_SESSION_BUILD_BENCH=OFF
 cmake --build build-asan
-# The oracle and mutant-port runs exercise JavaScript, not our code (the
-# runner itself is covered by the other conform tests): the main build runs
-# them once, here they would only cost minutes.
+# The tests labelled javascript (the oracle and mutant-port runs) exercise
+# JavaScript, not our code (the runner itself is covered by the other
+# conform tests, HarnessSameVerdicts.OurCli among them): the main build runs
+# them once. Labels: conform/tests/CMakeLists.txt.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j2 -E 'ConformJavaScriptOracle|ConformMutant|HarnessSameVerdicts'
+  ctest --test-dir build-asan --output-on-failure -j2 -LE javascript
 

@@ -3,8 +3,9 @@
 # "Running the suite"): from the repository root, with the default vectors
 # folder, against our own binary; every vector must pass. The JavaScript
 # oracle, the mutant ports and the differential test run in ctest
-# (conform_test, differential_test), so they are not repeated here: each
-# Node.js run of the suite costs about 2 CPU-minutes. Seconds. The JUnit
-# report (corpus/conformance/reports.md) stays in build/conformance.xml.
+# (conform_test, differential_test, in harness mode), and exec mode against
+# harness mode on them in 32-harness-verdicts.sh, so they are not repeated
+# here. Seconds. The JUnit report (corpus/conformance/reports.md) stays in
+# build/conformance.xml.
 set -euo pipefail
 build/agent-session conform --jobs 2 --report junit=build/conformance.xml -- build/agent-session

@@ -330,12 +330,13 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
 }
 
 // A failing port on the real vectors: the JUnit report names the vectors
-// and checks that catch its one mistake.
+// and checks that catch its one mistake. The mutant ports run in harness
+// mode, which reports as exec mode does (harness_test: HarnessSameVerdicts*).
 TEST(ConformMutantReport, JunitNamesTheFailingVectorsAndChecks) {
   const fs::path report = fs::temp_directory_path() / ("agent_session_mutant_" + std::to_string(::getpid()) + ".xml");
   const auto r =
       conform(kSource / "corpus" / "conformance", {"node", (kSource / "tests" / "mutants" / "utf8_bytes.mjs").string()},
-              {"--jobs", "2", "--only", "y_estimate_*", "--report", "junit=" + report.string()});
+              {"--harness", "--jobs", "2", "--only", "y_estimate_*", "--report", "junit=" + report.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto root = MiniXml::parse(file_text(report));
   fs::remove(report);
@@ -357,8 +358,8 @@ TEST(ConformMutantReport, TheBuiltInMissingFileCheckIsReportedLikeAVector) {
   const fs::path base = fs::temp_directory_path() / ("agent_session_builtin_" + std::to_string(::getpid()));
   const auto r = conform(kSource / "corpus" / "conformance",
                          {"node", (kSource / "tests" / "mutants" / "missing_file_empty.mjs").string()},
-                         {"--only", "builtin_missing_file", "--report", "junit=" + base.string() + ".xml", "--report",
-                          "json=" + base.string() + ".json"});
+                         {"--harness", "--only", "builtin_missing_file", "--report", "junit=" + base.string() + ".xml",
+                          "--report", "json=" + base.string() + ".json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(r.out.ends_with("\n0 passed, 1 failed\n")) << r.out;
   const auto root = MiniXml::parse(file_text(base.string() + ".xml"));

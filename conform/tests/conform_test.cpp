@@ -244,6 +244,19 @@ TEST(ConformJavaScriptOracle, PassesEveryVector) {
   EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
 }
 
+// Exec mode (a Node process per check) on the oracle, kept small: a few
+// vectors of each kind, the built-in missing-FILE one among them (SPEC.md §6),
+// with a minute a run for a loaded machine's slow Node.js starts.
+TEST(ConformJavaScriptOracle, PassesAHandfulOfVectorsInExecMode) {
+  const auto r = conform(kVectors, {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()},
+                         {"--jobs", "2", "--timeout", "60", "--only", "y_estimate_c*", "--only", "n_blank_lines_*",
+                          "--only", "i_escaped_lone_*", "--only", "builtin_missing_file"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::smatch summary;
+  ASSERT_TRUE(std::regex_search(r.out, summary, std::regex("^([0-9]+) passed, 0 failed\n$"))) << r.out;
+  EXPECT_GE(std::stoul(summary[1]), 5u) << r.out;
+}
+
 struct Mutant {
   const char* script;
   std::vector<const char*> caught_by;  // vectors that must name it

@@ -1,7 +1,8 @@
 """A real JUnit consumer reads the runner's report (corpus/conformance/reports.md).
 
 Runs `agent-session conform` on a mutant port that counts bytes instead of
-UTF-16 code units, over the estimate vectors, then reads the JUnit report
+UTF-16 code units, over the estimate vectors in harness mode (the JUnit
+report is the same in exec mode: harness_test), then reads the JUnit report
 with junitparser (Debian's python3-junitparser, the library CI tools such
 as test-reporting actions build on) and checks that it names exactly the
 failing vectors and checks, with the reproducing command, and that its
@@ -17,7 +18,7 @@ from junitparser import Failure, JUnitXml
 
 def main(cli, source, report):
     run = subprocess.run(
-        [cli, "conform", "--only", "y_estimate_*", "--report", f"junit={report}",
+        [cli, "conform", "--harness", "--only", "y_estimate_*", "--report", f"junit={report}",
          "--", "node", "tests/mutants/utf8_bytes.mjs"],
         cwd=source, capture_output=True, text=True)
     if run.returncode != 1:
