@@ -2,9 +2,11 @@
 // the command-line protocol, in process, with the conformance runner's own
 // reader and judge (runner/conform_judge.hpp): once with the file's path and
 // once with `-` and the bytes on standard input, and the runner's built-in
-// missing-FILE checks (SPEC.md §6).
+// missing-FILE checks (SPEC.md §6); a file check (`append`) once, on a
+// fresh FILE the runner's CheckFile makes and judges after the run.
 #include "cli/cli.hpp"
 #include "runner/conform_judge.hpp"
+#include "runner/file_check.hpp"
 #include "runner/vector_files.hpp"
 
 #include <gtest/gtest.h>
@@ -47,6 +49,15 @@ void expect_passes(const cli::Vector& vector) {
   ASSERT_EQ(vector.problem, "");
   ASSERT_FALSE(vector.checks.empty());
   for (const cli::Check& check : vector.checks) {
+    if (check.stdin_bytes) {  // a file check: once, on a fresh FILE, judged after (SPEC.md §6 append)
+      const cli::CheckFile file(check, vector.input);
+      const cli::ProcessResult result = run_in_process(check.args, file.path(), *check.stdin_bytes);
+      const auto verdict = cli::judge(check, result, kNoTimeout);
+      EXPECT_FALSE(verdict.has_value()) << check.args.front() << " FILE: " << verdict.value_or("");
+      const auto after = file.judge_after();
+      EXPECT_FALSE(after.has_value()) << check.args.front() << " FILE: " << after.value_or("");
+      continue;
+    }
     const bool once = !check.file.empty();
     for (const bool use_stdin : {false, true}) {
       if (use_stdin && once) continue;
