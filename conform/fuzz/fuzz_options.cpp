@@ -1,6 +1,7 @@
 #include "fuzz/fuzz_options.hpp"
 
 #include "base/printable.hpp"
+#include "runner/conform_options.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -77,8 +78,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
     if (word == "--timeout") options.timeout_seconds = seconds(word, value);
     if (word == "--shrink-time") options.shrink_seconds = seconds(word, value);
     if (word == "--report") {
-      const bool kind = value.starts_with("junit=") || value.starts_with("json=");
-      if (!kind || value.find('=') + 1 == value.size())
+      if (!cli::is_report_spec(value))
         throw FuzzUsageError{"--report: " + quoted(value) + " is not junit=FILE or json=FILE"};
       options.reports.push_back(value);
     }

@@ -50,9 +50,7 @@ double seconds(std::string_view text) {
 }
 
 std::string report(std::string_view text) {
-  const bool kind = text.starts_with("junit=") || text.starts_with("json=");
-  if (!kind || text.find('=') + 1 == text.size())
-    usage("--report: " + quoted(text) + " is not junit=FILE or json=FILE");
+  if (!is_report_spec(text)) usage("--report: " + quoted(text) + " is not junit=FILE or json=FILE");
   return std::string(text);
 }
 
@@ -242,6 +240,11 @@ namespace agent_session::cli {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err) {
   return conform_main(args, program, std::cin, out, err);
+}
+
+bool is_report_spec(std::string_view text) {
+  const bool kind = text.starts_with("junit=") || text.starts_with("json=");
+  return kind && text.find('=') + 1 < text.size();
 }
 
 }  // namespace agent_session::cli

@@ -57,6 +57,10 @@ std::string conform_help(std::string_view program);
 // corpus/conformance relative to the current directory.
 std::string default_vectors_folder();
 
+// Whether `text` is what --report takes: junit=FILE or json=FILE, FILE
+// not empty (conform's --report and fuzz's).
+bool is_report_spec(std::string_view text);
+
 // Parses `args` and runs the vectors (run_conformance, runner/conform.hpp),
 // or prints the help. A usage error is one line on `err`, ending with how
 // to see the help, and exit 2. A failed write to `out` throws, as `out` does.
