@@ -1,6 +1,7 @@
 #include "runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
+#include "runner/argument_forms.hpp"
 #include "runner/base64.hpp"
 
 #include <nlohmann/json.hpp>
@@ -99,6 +100,9 @@ Check parse_check(const nlohmann::json& json) {
   check.exit = exit.get<int>();
   if (check.exit == 1) check.error = json.at("error").get<std::string>();
   parse_file_check(json, check);
+  if (const auto problem = argument_form_problem(check.args, check.stdin_bytes.has_value())) {
+    throw std::runtime_error(*problem);
+  }
   // A file check's standard output is always empty (SPEC.md §6: append
   // prints nothing), so it gives none: a runner older than file checks
   // then finds the vector unusable instead of running it on input.jsonl.

@@ -7,6 +7,7 @@
 #include "runner/vector_files.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -42,8 +43,11 @@ bool stops_the_vector(const ProcessResult& result, const Vector& vector, std::si
   return true;
 }
 
+// Whether the port cannot be run at all: the runner stops (exit 2). A
+// run the system refused for its arguments alone (E2BIG: a vector's long
+// `--max-chars` value) is that check's failure, and the run goes on.
 bool not_started(const ProcessResult& result, VectorReport& report) {
-  if (result.end != ProcessEnd::not_started) return false;
+  if (result.end != ProcessEnd::not_started || result.start_errno == E2BIG) return false;
   report.fatal = result.error;
   report.fatal_code = 2;
   return true;

@@ -1,9 +1,11 @@
 #include "runner/harness_server.hpp"
 
+#include "base/printable.hpp"
 #include "runner/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -20,6 +22,7 @@ namespace {
 
 using nlohmann::json;
 using Answer = nlohmann::ordered_json;
+using internal::terminal_safe;
 
 constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << 53) - 1;
 
@@ -54,7 +57,21 @@ HarnessRun in_directory(const std::string& cwd, const std::vector<std::string>& 
   return result;
 }
 
-Answer answer_run(const json& request, const HarnessRunFunction& run) {
+// A run whose command is not one of the port's own (SPEC.md §6: what
+// `start` listed) is answered as exec mode answers an unknown command,
+// exit 2, and never dispatched: a request cannot make a harness run the
+// rest of a program (`agent-session conform -- sh ...`).
+std::optional<HarnessRun> not_a_port_command(const std::vector<std::string>& argv, const HarnessPort& port) {
+  if (!argv.empty() && std::find(port.commands.begin(), port.commands.end(), argv.front()) != port.commands.end()) {
+    return std::nullopt;
+  }
+  std::string commands;
+  for (const auto& command : port.commands) commands += (commands.empty() ? "" : ", ") + command;
+  const std::string word = argv.empty() ? "no command" : "unknown command '" + terminal_safe(argv.front()) + "'";
+  return HarnessRun{2, "", port.name + ": " + word + " (a harness run takes " + commands + ")\n", ""};
+}
+
+Answer answer_run(const json& request, const HarnessPort& port, const HarnessRunFunction& run) {
   const json& seq = request.value("seq", json());
   if (!seq.is_number_unsigned() || seq.get<std::uint64_t>() > kMaxSeq) {
     return error("run request: seq must be an integer from 0 to 2^53-1");
@@ -78,7 +95,9 @@ Answer answer_run(const json& request, const HarnessRunFunction& run) {
   }
   HarnessRun result;
   try {
-    result = in_directory(cwd, argv.get<std::vector<std::string>>(), *input, run);
+    const auto words = argv.get<std::vector<std::string>>();
+    const auto refused = not_a_port_command(words, port);
+    result = refused ? *refused : in_directory(cwd, words, *input, run);
   } catch (const std::exception& problem) {
     // Exec mode's crash; here an internal error that fails the check.
     result = {70, "", std::string("harness: internal error: ") + problem.what() + "\n", ""};
@@ -114,7 +133,7 @@ int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, 
                   {"commands", port.commands}};
       }
     } else if (op == "run") {
-      answer = answer_run(request, run);
+      answer = answer_run(request, port, run);
     } else if (op == "stop") {
       answer = {{"op", "stop"}};
       code = 0;

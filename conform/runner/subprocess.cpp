@@ -131,6 +131,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   }
   if (started.outcome == Started::failed) {
     result.error = std::move(started.error);
+    result.start_errno = started.error_number;
     return result;
   }
   set_nonblocking(started.in.get());

@@ -46,6 +46,7 @@ struct ProcessResult {
   std::string out;               // what it wrote to standard output (at most output_limit bytes)
   std::string err;               // what it wrote to standard error (at most output_limit bytes)
   std::string error;             // why it did not start (not_started), how the protocol broke (harness_failure)
+  int start_errno = 0;           // not_started: exec's errno (E2BIG: this run's arguments were refused)
   std::size_t output_limit = 0;  // the cap it ran under
   const char* overflowed = "";   // "standard output" or "standard error" (output_limit only)
 };

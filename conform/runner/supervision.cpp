@@ -144,6 +144,7 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
     started.supervisor.finish(Clock::now() + kGrace);
     if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
     started.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
+    started.error_number = failure.error;
     return started;
   }
   started.outcome = Started::running;

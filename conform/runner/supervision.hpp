@@ -122,7 +122,8 @@ struct Started {
   Outcome outcome = failed;
   Supervisor supervisor;
   Fd in, out, err;
-  std::string error;  // failed: "cannot run 'x': No such file or directory"
+  std::string error;     // failed: "cannot run 'x': No such file or directory"
+  int error_number = 0;  // failed: exec's errno (E2BIG: the arguments, not the program)
 };
 
 // Starts `argv` (argv[0] looked up in PATH) under a supervisor with

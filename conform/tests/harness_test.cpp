@@ -82,7 +82,13 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
     ASSERT_EQ(got.end, ProcessEnd::exited) << args[0] << ": " << cli::describe_end(got, kTimeout);
     EXPECT_EQ(got.exit_code, expected.exit_code) << args[0];
     EXPECT_EQ(got.out, expected.out) << args[0];
-    EXPECT_EQ(got.err, expected.err) << args[0];
+    if (args[0] == "frobnicate") {
+      // Not a port command: the harness says so in its own words (SPEC.md
+      // §6.1 "What the runner refuses"), never running it.
+      EXPECT_NE(got.err.find("unknown command 'frobnicate'"), std::string::npos) << got.err;
+    } else {
+      EXPECT_EQ(got.err, expected.err) << args[0];
+    }
   }
   // append: the same lines land in the file either way.
   for (const char* name : {"exec.jsonl", "harness.jsonl"}) std::ofstream(dir / name) << "";
@@ -101,13 +107,17 @@ TEST(HarnessCommand, OurCliAnswersEveryCommandAsItsExecModeDoes) {
   expect_same_as_exec({AGENT_SESSION_CLI}, {AGENT_SESSION_CLI});
 }
 
+// A run of anything but the port's own commands (SPEC.md §6) is answered
+// as an unknown command and never dispatched: neither another harness nor
+// `conform -- sh ...` (argument_forms_test.cpp has the rest of the class).
 TEST(HarnessCommand, ARunOfHarnessItselfIsRefused) {
   HarnessClient port({{AGENT_SESSION_CLI}, kTimeout, 1 << 20, ""});
   ASSERT_EQ(port.start(), std::nullopt);
   EXPECT_EQ(port.port().name, "agent-session");
   const auto r = port.run({"harness"}, "");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "agent-session: harness: a run cannot start another harness\n");
+  EXPECT_EQ(r.err,
+            "agent-session: unknown command 'harness' (a harness run takes check, estimate, canon, trim, append)\n");
   EXPECT_EQ(port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n").out, "1 messages\n");
 }
 
@@ -117,17 +127,17 @@ TEST(HarnessExecAdapter, AnyExecPortAnswersThroughItAsInExecMode) {
 
 TEST(HarnessExecAdapter, ARunExecModeWouldFailOnItsEndIsAnErrorThatFailsIt) {
   HarnessClient port({{AGENT_SESSION_CLI, "conform", "exec-adapter", "--timeout", "0.3", "--", "sh", "-c",
-                       "[ \"$1\" = hang ] && sleep 600; [ \"$1\" = crash ] && kill -SEGV $$; echo ok", "port"},
+                       "[ \"$2\" = hang ] && sleep 600; [ \"$2\" = crash ] && kill -SEGV $$; echo ok", "port"},
                       kTimeout,
                       1 << 20,
                       ""});
   ASSERT_EQ(port.start(), std::nullopt);
-  const auto hang = port.run({"hang"}, "");
+  const auto hang = port.run({"check", "hang"}, "");
   EXPECT_EQ(hang.end, ProcessEnd::harness_failure);
   EXPECT_NE(hang.error.find("answered an error: \"\\\"sh -c"), std::string::npos) << hang.error;
   EXPECT_NE(hang.error.find("timed out after 0.3 s (killed)"), std::string::npos) << hang.error;
-  EXPECT_NE(port.run({"crash"}, "").error.find("killed by signal 11"), std::string::npos);
-  EXPECT_EQ(port.run({"fine"}, "").out, "ok\n");
+  EXPECT_NE(port.run({"check", "crash"}, "").error.find("killed by signal 11"), std::string::npos);
+  EXPECT_EQ(port.run({"check", "fine"}, "").out, "ok\n");
   std::istringstream in;
   std::ostringstream out, err;
   EXPECT_EQ(cli::run({"conform", "exec-adapter", "--"}, in, out, err), 2);
@@ -143,7 +153,7 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
       "not json\n[1]\n{\"op\":\"dance\"}\n{\"op\":\"run\",\"seq\":4,\"argv\":[\"x\"],\"stdin_b64\":\"Zg\"}\n"
       "{\"op\":\"run\",\"seq\":5,\"argv\":[1],\"stdin_b64\":\"\"}\n"
       "{\"op\":\"run\",\"seq\":6,\"argv\":[],\"stdin_b64\":\"\",\"cwd\":\"relative\"}\n"
-      "{\"op\":\"run\",\"seq\":7,\"argv\":[\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" +
+      "{\"op\":\"run\",\"seq\":7,\"argv\":[\"check\",\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" +
       dir.string() +
       "\"}  \r\n"
       "{\"op\":\"start\",\"protocol\":2}\n{\"op\":\"stop\"}\n");
@@ -151,8 +161,8 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
   const auto home = fs::current_path();
   const int code =
       cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
-        return cli::HarnessRun{0, argv[0] + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv[0])), "",
-                               ""};
+        return cli::HarnessRun{
+            0, argv.back() + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv.back())), "", ""};
       });
   EXPECT_EQ(code, 1);  // protocol 2: answered, then it ends
   EXPECT_EQ(fs::current_path(), home);

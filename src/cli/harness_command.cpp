@@ -11,9 +11,6 @@ int serve_harness_command(std::istream& in, std::ostream& out) {
   const HarnessPort port{
       "agent-session", AGENT_SESSION_VERSION, "C++", {"check", "estimate", "canon", "trim", "append"}};
   return serve_harness(in, out, port, [](const std::vector<std::string>& argv, std::string_view input) {
-    if (!argv.empty() && argv.front() == "harness") {
-      return HarnessRun{kUsage, "", "agent-session: harness: a run cannot start another harness\n", ""};
-    }
     std::istringstream run_in{std::string(input)};
     std::ostringstream run_out, run_err;
     const int code = run(argv, run_in, run_out, run_err);

@@ -1,0 +1,156 @@
+// SPEC.md §6.1's argument forms as the runner's gate (runner/argument_forms.hpp):
+// a vector's `args` are data, checked before any port sees them, in exec
+// and in harness mode; a harness server runs only the port's own commands;
+// a check the system refuses to start fails alone and the run goes on.
+#include "runner/argument_forms.hpp"
+#include "runner/harness_client.hpp"
+#include "support/fake_vectors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace agent_session {
+namespace {
+
+namespace fs = std::filesystem;
+using cli::argument_form_problem;
+using test_support::conform;
+using test_support::conform_binary;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
+
+using Words = std::vector<std::string>;
+
+TEST(ArgumentForms, EveryFormOfTheTableIsAccepted) {
+  for (const Words& args :
+       {Words{"check"}, Words{"estimate"}, Words{"canon"}, Words{"trim", "--max-chars", "10"},
+        Words{"trim", "--max-chars", ""}, Words{"trim", "--max-chars", "1\n2 x"}, Words{"trim"}, Words{"frobnicate"}}) {
+    EXPECT_EQ(argument_form_problem(args, false), std::nullopt) << args[0];
+  }
+  EXPECT_EQ(argument_form_problem({"append"}, true), std::nullopt);
+}
+
+TEST(ArgumentForms, AnythingElseIsRefusedWithTheWordsShown) {
+  for (const Words& args :
+       {Words{}, Words{"conform", "--vectors", "v", "--report", "json=/x", "--", "sh", "-c", "touch X"},
+        Words{"check", "--", "x"}, Words{"trim", "--max-chars"}, Words{"trim", "--max-chars=5"},
+        Words{"trim", "--max-chars", "5", "extra"}, Words{"trim", "-m", "5"}, Words{"harness"}, Words{"run"},
+        Words{"append"}, Words{"Check"}, Words{"check "}}) {
+    const auto problem = argument_form_problem(args, false);
+    ASSERT_TRUE(problem) << (args.empty() ? "(none)" : args[0]);
+    EXPECT_NE(problem->find("are not one of SPEC.md §6.1's argument forms"), std::string::npos) << *problem;
+  }
+  // A file check's one form is append, and append is a file check's only.
+  EXPECT_TRUE(argument_form_problem({"check"}, true));
+  EXPECT_TRUE(argument_form_problem({"append", "x"}, true));
+  const auto shown = argument_form_problem({"conform", "--", "sh"}, false);
+  ASSERT_TRUE(shown);
+  EXPECT_NE(shown->find("args 'conform -- sh' (3 words) are not"), std::string::npos) << *shown;
+}
+
+TEST(ArgumentForms, AWordWithANulByteIsRefusedWhateverTheForm) {
+  for (const Words& args : {Words{std::string("check\0junk", 10)}, Words{"trim", "--max-chars", std::string("5\0", 2)},
+                            Words{std::string("append\0", 7)}}) {
+    const auto problem = argument_form_problem(args, args[0].starts_with("append"));
+    ASSERT_TRUE(problem);
+    EXPECT_NE(problem->find("holds a NUL byte"), std::string::npos) << *problem;
+  }
+}
+
+TEST(ArgumentForms, AHugeArgumentListIsShownShort) {
+  const auto problem = argument_form_problem(Words(300000, "x"), false);
+  ASSERT_TRUE(problem);
+  EXPECT_LT(problem->size(), 400u);
+  EXPECT_NE(problem->find("(300000 words)"), std::string::npos) << *problem;
+}
+
+// The attack of issue 31: a vector whose args would make `conform --
+// agent-session` (the README's self-test) run a shell and write a report
+// where the vector says. It must fail as unusable, run nothing, write
+// nothing, and the run must go on to its summary.
+class HostileArgs : public FakeVectors {
+ protected:
+  void plant() {
+    marker_ = dir_ / "ran";
+    stolen_report_ = dir_ / "stolen.json";
+    const std::string expect = R"({"checks":[{"args":["conform","--vectors",")" + dir_.string() +
+                               R"(","--report","json=)" + stolen_report_.string() + R"(","--","sh","-c","touch )" +
+                               marker_.string() + R"("],"exit":0,"stdout":""}]})";
+    add("a_hostile", "{\"role\":\"user\",\"content\":\"hi\"}\n", expect);
+    add("b_nul", "{\"role\":\"user\",\"content\":\"hi\"}\n",
+        R"({"checks":[{"args":["check\u0000junk"],"exit":0,"stdout":"1 messages\n"}]})");
+    add("c_fine", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  }
+  void expect_refused(const test_support::ConformRun& r) {
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_FALSE(fs::exists(marker_)) << "a vector's args ran a command";
+    EXPECT_FALSE(fs::exists(stolen_report_)) << "a vector's args wrote a report";
+    EXPECT_NE(r.out.find("FAIL a_hostile: unusable vector: args 'conform --vectors "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("FAIL b_nul: unusable vector: args word 1 holds a NUL byte"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("c_fine"), std::string::npos) << r.out;  // it passed
+    EXPECT_NE(r.out.find("1 passed, 2 failed\n"), std::string::npos) << r.out;
+  }
+  fs::path marker_, stolen_report_;
+};
+
+TEST_F(HostileArgs, AVectorsArgsNeverReachThePortInExecMode) {
+  plant();
+  expect_refused(conform_binary(dir_, {AGENT_SESSION_CLI}));
+}
+
+TEST_F(HostileArgs, AVectorsArgsNeverReachThePortInHarnessMode) {
+  plant();
+  expect_refused(conform_binary(dir_, {AGENT_SESSION_CLI}, {"--harness"}));
+}
+
+// The server side: whatever a request's argv holds, `agent-session harness`
+// and the exec adapter run only check, estimate, canon, trim and append.
+TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-forms-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string marker = (dir / "ran").string();
+  const std::vector<std::vector<std::string>> servers = {
+      {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
+  for (const auto& server : servers) {
+    cli::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    ASSERT_EQ(port.start(), std::nullopt);
+    for (const Words& argv : {Words{"conform", "--", "sh", "-c", "touch " + marker},
+                              Words{"conform", "exec-adapter", "--", "sh", "-c", "touch " + marker}, Words{"run"},
+                              Words{"units", "-"}, Words{}}) {
+      const auto r = port.run(argv, "");
+      EXPECT_EQ(r.end, cli::ProcessEnd::exited) << r.error;
+      EXPECT_EQ(r.exit_code, 2) << (argv.empty() ? "(none)" : argv[0]);
+      EXPECT_TRUE(r.out.empty());
+      EXPECT_NE(r.err.find(argv.empty() ? "no command" : "unknown command '" + argv[0] + "'"), std::string::npos)
+          << r.err;
+    }
+    EXPECT_EQ(port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n").out, "1 messages\n");
+  }
+  EXPECT_FALSE(fs::exists(marker)) << "a run request ran a command";
+  fs::remove_all(dir);
+}
+
+// One check whose arguments the system refuses (a `--max-chars` value
+// past the kernel's 128 KiB per argument: E2BIG) fails that check; the
+// other vectors run and the summary and report are written.
+TEST_F(FakeVectors, ACheckThatCannotBeStartedFailsAloneAndTheRunGoesOn) {
+  const std::string huge(200000, '7');
+  add("a_huge_budget", "{\"role\":\"user\",\"content\":\"hi\"}\n",
+      R"({"checks":[{"args":["trim","--max-chars",")" + huge + R"("],"exit":0,"stdout":""}]})");
+  add("b_fine", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  const fs::path report = dir_ / "report.json";
+  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI}, {"--report", "json=" + report.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL a_huge_budget (trim --max-chars 7777"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Argument list too long"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 passed, 1 failed\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(report));
+}
+
+}  // namespace
+}  // namespace agent_session
