@@ -18,7 +18,7 @@ namespace {
 // object of n keys, or a value of about 10 n bytes, n = 1k, 10k, 100k; a
 // linear load keeps its bytes/s from n to 10n. `nlohmann_` shapes carry a
 // 25-digit integer that the fast path declines, so parse_json_line reads
-// the whole line. tests/json_growth_test counts the same growth.
+// the whole line. tests/json_growth_test.cpp counts the same growth.
 //   load_shape/<shape>/<n>
 std::string shape_input(std::string_view shape, std::size_t n) {
   if (shape == "long_string") return '"' + std::string(10 * n, 'x') + '"';

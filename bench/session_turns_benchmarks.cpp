@@ -5,7 +5,7 @@
 // and its context cut at a fixed budget before each request. A run whose
 // contexts cost what they reach costs the same per turn at 1,000 and
 // 4,000 turns; one that searches the history per request grows with it.
-// tests/context_growth_test counts the same work without a clock.
+// tests/context_growth_test.cpp counts the same work without a clock.
 #include "bench_support.hpp"
 
 #include "agent_session/context.hpp"

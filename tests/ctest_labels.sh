@@ -36,8 +36,8 @@ done
 ports=$(count "$javascript" '^Ports/HarnessSameVerdictsJavaScript\.')
 [ "$ports" -ge 11 ] || fail "$ports HarnessSameVerdictsJavaScript ports labelled javascript, expected the oracle and 10 mutants or more"
 for pattern in '^add_subdirectory_consumer$' '^conform_standalone_build$' '^conform_standalone_install$' \
-  '^header_examples_compile$' '^layering$' '^layering_rules_fail_when_broken$' '^conformance_schemas_validate$' \
-  '^ctest_labels$'; do
+  '^header_examples_compile$' '^layering$' '^layering_rules_fail_when_broken$' '^named_paths_exist$' \
+  '^named_paths_rules_fail_when_broken$' '^conformance_schemas_validate$' '^ctest_labels$'; do
   has "$packaging" "$pattern" || fail "no test matching $pattern is labelled packaging"
 done
 # The library's and the runner's own tests stay in the reference build's run.

@@ -1,6 +1,6 @@
 // The reference UTF-8 functions (SPEC.md §2.1 strictness, §4 UTF-16 code
-// units): utf8_sequence_length and valid_utf8_prefix (agent_session/
-// text.hpp), utf16_length and json_string_units (base/utf8.hpp).
+// units): utf8_sequence_length, valid_utf8_prefix, utf16_length and
+// json_string_units (base/utf8.hpp).
 //
 // Validity is checked without a second decoder: every scalar value's
 // encoding (bench::append_utf8) must be accepted, and counting every byte

@@ -60,8 +60,9 @@ std::optional<std::optional<std::string>> bytes_field(const nlohmann::json& json
   return std::optional<std::string>(std::move(*bytes));
 }
 
-// The fields of a file check (README.md "Checks that write FILE"): a
-// check with "stdin" says what FILE is before the run and must be after.
+// The fields of a file check (corpus/conformance/README.md "Checks that
+// write FILE"): a check with "stdin" says what FILE is before the run and
+// must be after.
 void parse_file_check(const nlohmann::json& json, Check& check) {
   const auto in = bytes_field(json, "stdin", false);
   const auto after = bytes_field(json, "file_after", true);

@@ -62,8 +62,8 @@ struct RunOutcome {
 // so the line stays printable and still round-trips.
 std::string shell_command(const std::vector<std::string>& argv, const std::string& stdin_file = "");
 
-// The command that runs a file check again (README.md "Checks that write
-// FILE"): `argv` (the port and the check's arguments) with `stdin_bytes`
+// The command that runs a file check again (corpus/conformance/README.md
+// "Checks that write FILE"): `argv` (the port and the check's arguments) with `stdin_bytes`
 // on standard input from printf (octal escapes but for plain ASCII), and
 // FILE made as the runner made it: a new folder from `mktemp -d` holding
 // session.jsonl, a copy of `copy_from` unless that is empty (a FILE that
@@ -87,8 +87,8 @@ std::string xml_escaped(std::string_view text, bool attribute);
 void write_junit(const RunOutcome& run, std::ostream& out);
 
 // The JSON report: every vector and run of a check with its verdict
-// (README.md "Reports" documents the shape; "format_version" changes
-// when it does).
+// (corpus/conformance/reports.md documents the shape; "format_version"
+// changes when it does).
 void write_json_report(const RunOutcome& run, std::ostream& out);
 
 // Writes `run` as each of `reports` asks ("junit=FILE" or "json=FILE", as

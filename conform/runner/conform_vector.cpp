@@ -53,9 +53,10 @@ bool not_started(const ProcessResult& result, VectorReport& report) {
   return true;
 }
 
-// A file check (README.md "Checks that write FILE"; SPEC.md §6 `append`):
-// one run, with the check's standard input and a FILE of its own, made
-// fresh from input.jsonl, then FILE's bytes judged as well.
+// A file check (corpus/conformance/README.md "Checks that write FILE";
+// SPEC.md §6 `append`): one run, with the check's standard input and a
+// FILE of its own, made fresh from input.jsonl, then FILE's bytes judged
+// as well.
 bool run_file_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
                     VectorReport& report) {
   const Check& check = vector.checks[index];

@@ -1,5 +1,5 @@
-// The FILE of a file check (`append FILE`, SPEC.md §6; README.md "Checks
-// that write FILE"): made fresh for each run in a folder of its own in
+// The FILE of a file check (`append FILE`, SPEC.md §6;
+// corpus/conformance/README.md "Checks that write FILE"): made fresh for each run in a folder of its own in
 // the temporary directory, so a vector's folder is never written and no
 // run sees another's file; read back and judged after the run, in exec
 // mode and in harness mode alike (the port opens FILE itself in both);

@@ -24,7 +24,7 @@ using internal::JsonKind;
 static_assert(kSimdPadding >= simdjson::SIMDJSON_PADDING);
 
 // Why simdjson may stand in for the reference parser at all (each rule is a case
-// in tests/fast_json_line_test.cpp, and the fuzz target checks the rest):
+// in tests/fast/simd_line_parser_test.cpp, and the fuzz target checks the rest):
 // - it accepts only RFC 8259 JSON: no NUL or other raw control byte in a
 //   string, only space, tab, CR and LF as whitespace (a byte-order mark is
 //   checked in parse(), for simdjson releases that skip one);

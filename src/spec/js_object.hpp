@@ -49,8 +49,8 @@ std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
 // repeated key's earlier value is already torn down (json_teardown.hpp).
 // With finish_object, building an object of n members costs O(n log n)
 // key comparisons whatever its keys (this library's promise that loading
-// costs time linear in the input, README "Standards"), where
-// Json's own operator[] searches the members one by one.
+// costs time linear in the input, bench/RESULTS.md "Growth by input
+// shape"), where Json's own operator[] searches the members one by one.
 Json& object_member_slot(Json& object, std::string_view key);
 
 // Completes an object built with object_member_slot: merges the repeated
