@@ -16,11 +16,12 @@ namespace agent_session::cli {
 
 // Why `args` (a check's words before FILE) is not one of SPEC.md §6.1's
 // forms, or nothing when it is. `file_check`: the check gives standard
-// input (README.md "Checks that write FILE"), whose only form is `append`;
-// `append` is a file check's only. The forms: `check`, `estimate`,
-// `canon`, `trim --max-chars N` (N any bytes but NUL), and the usage
-// errors' `trim` and `frobnicate`. No word may hold a NUL byte: a process
-// argument ends there, so the port would be judged on a shorter word.
+// input (corpus/conformance/README.md "Checks that write FILE"), whose
+// only form is `append`; `append` is a file check's only. The forms:
+// `check`, `estimate`, `canon`, `trim --max-chars N` (N any bytes but
+// NUL), and the usage errors' `trim` and `frobnicate`. No word may hold a
+// NUL byte: a process argument ends there, so the port would be judged on
+// a shorter word.
 std::optional<std::string> argument_form_problem(const std::vector<std::string>& args, bool file_check);
 
 }  // namespace agent_session::cli
