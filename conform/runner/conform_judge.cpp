@@ -150,7 +150,8 @@ Vector load_vector(const VectorDir& dir) {
   try {
     vector.input = read_vector_file(dir.path, "input.jsonl");
     // One check at a time (runner/untrusted_json.hpp): what a vector costs
-    // is its checks, never expect.json's DOM (README.md "What a vector may cost").
+    // is its checks, never expect.json's DOM (corpus/conformance/README.md
+    // states the bound).
     const UntrustedJson expect =
         parse_untrusted_json(read_vector_file(dir.path, "expect.json"), "checks", [&](const nlohmann::json& check) {
           if (vector.checks.size() == kMaxChecks) {

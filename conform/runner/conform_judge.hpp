@@ -45,7 +45,7 @@ struct Vector {
 
 // The most checks a vector's expect.json may hold (the corpus's most is
 // 13): with the size of its files, this bounds what a vector costs in
-// memory (corpus/conformance/README.md "What a vector may cost").
+// memory (corpus/conformance/README.md, on what a vector may cost).
 inline constexpr std::size_t kMaxChecks = 10000;
 
 // The vector in `dir`; `problem` set (never an exception, but for memory)

@@ -185,14 +185,13 @@ TEST_F(DeepJson, AnExpectJsonTooDeepMakesItsVectorUnusable) {
   EXPECT_NE(r.out.find("1 passed"), std::string::npos) << shown(r);  // the next vector runs
 }
 
-// What a vector costs the runner, as corpus/conformance/README.md
-// ("What a vector may cost") states it: at most 5 times the size of its two files, plus
-// 16 MiB. Each shape below is 8 MiB of expect.json, the worst of its kind
-// for nlohmann's DOM (measured: an array of {} costs 27 times its text, of
-// "" 22 times, of [] 16 times; deep nesting more) or for the checks the
-// runner keeps (10000 of them, the most; one 8 MiB string). The peak is
-// the runner's peak resident set (wait4), less that of a run on a one-line
-// vector.
+// What a vector costs the runner, as corpus/conformance/README.md states
+// it: at most 5 times the size of its two files, plus 16 MiB. Each shape
+// below is 8 MiB of expect.json, the worst of its kind for nlohmann's DOM
+// (measured: an array of {} costs 27 times its text, of "" 22 times, of
+// [] 16 times; deep nesting more) or for the checks the runner keeps
+// (10000 of them, the most; one 8 MiB string). The peak is the runner's
+// peak resident set (wait4), less that of a run on a one-line vector.
 constexpr long kTimesTheFiles = 5;
 constexpr long kPlusKib = 16 * 1024;
 
