@@ -3,6 +3,7 @@
 #include "base/printable.hpp"
 #include "runner/argument_forms.hpp"
 #include "runner/base64.hpp"
+#include "runner/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -153,8 +154,18 @@ Vector load_vector(const VectorDir& dir) {
   }
   try {
     vector.input = read_vector_file(dir.path, "input.jsonl");
-    const auto expect = nlohmann::json::parse(read_vector_file(dir.path, "expect.json"));
-    for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
+    // One check at a time (runner/untrusted_json.hpp): what a vector costs
+    // is its checks, never expect.json's DOM (corpus/conformance/README.md
+    // states the bound).
+    const UntrustedJson expect =
+        parse_untrusted_json(read_vector_file(dir.path, "expect.json"), "checks", [&](const nlohmann::json& check) {
+          if (vector.checks.size() == kMaxChecks) {
+            throw std::runtime_error("expect.json has more than " + std::to_string(kMaxChecks) + " checks");
+          }
+          vector.checks.push_back(parse_check(check));
+        });
+    if (!expect) throw std::runtime_error("expect.json: " + expect.reason);
+    if (!member(expect.value, "checks").is_array()) throw std::runtime_error("expect.json has no array \"checks\"");
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
   } catch (const std::bad_alloc&) {
     throw;  // the machine's problem, not the vector's

@@ -7,6 +7,7 @@
 #include "runner/vector_files.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ struct Vector {
   std::vector<Check> checks;
   std::string problem;  // why the vector itself is unusable (a failure, never a skip)
 };
+
+// The most checks a vector's expect.json may hold (the corpus's most is
+// 13): with the size of its files, this bounds what a vector costs in
+// memory (corpus/conformance/README.md, on what a vector may cost).
+inline constexpr std::size_t kMaxChecks = 10000;
 
 // The vector in `dir`; `problem` set (never an exception, but for memory)
 // when its files or its expect.json are not what README.md promises.

@@ -2,6 +2,7 @@
 
 #include "base/printable.hpp"
 #include "runner/base64.hpp"
+#include "runner/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -35,33 +36,38 @@ bool is_byte(const json& value) {
 }
 
 bool nonempty_string(const json& object, const char* key) {
-  return object.contains(key) && object[key].is_string() && !object[key].get<std::string>().empty();
+  const json& value = member(object, key);
+  return value.is_string() && !value.get_ref<const std::string&>().empty();
 }
+
+// A value of the port's answer in a message, as JSON, cut by excerpt
+// (a container is never dumped whole: shown_value).
+std::string shown(const json& value) { return excerpt(shown_value(value, 240)); }
 
 // Why `line` is not a start response of protocol 1 (empty: it is), and
 // what the port said of itself.
 std::string start_problem(const std::string& line, HarnessPort& port) {
-  const json answer = json::parse(line, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object())
-    return "answered start with " + excerpt(line) + ", not a JSON object";
-  if (answer.value("op", json()) == "error") {
-    return "answered start with an error: " + excerpt(answer.value("message", json("")).dump());
-  }
-  if (answer.value("op", json()) != "start") return "answered start with " + excerpt(line);
-  if (answer.value("protocol", json()) != 1)
-    return "answered start with protocol " + excerpt(answer.value("protocol", json()).dump()) + ", not 1";
-  const json& about = answer.value("port", json());
+  const UntrustedJson parsed = parse_untrusted_json(line);
+  if (parsed.problem == UntrustedJson::Problem::refused) return "answered start with a line " + parsed.reason;
+  const json& answer = parsed.value;
+  if (!parsed || !answer.is_object()) return "answered start with " + excerpt(line) + ", not a JSON object";
+  const json& op = member(answer, "op");
+  if (op == "error") return "answered start with an error: " + shown(member(answer, "message"));
+  if (op != "start") return "answered start with " + excerpt(line);
+  const json& protocol = member(answer, "protocol");
+  if (protocol != 1) return "answered start with protocol " + shown(protocol) + ", not 1";
+  const json& about = member(answer, "port");
   if (!about.is_object() || !nonempty_string(about, "name") || !nonempty_string(about, "version") ||
       !nonempty_string(about, "language")) {
     return "answered start without port.name, port.version and port.language (non-empty strings)";
   }
-  const json& commands = answer.value("commands", json());
+  const json& commands = member(answer, "commands");
   if (!commands.is_array() ||
       !std::all_of(commands.begin(), commands.end(), [](const json& c) { return c.is_string(); })) {
     return "answered start without commands (an array of strings)";
   }
-  port = {about["name"].get<std::string>(), about["version"].get<std::string>(), about["language"].get<std::string>(),
-          commands.get<std::vector<std::string>>()};
+  port = {member(about, "name").get<std::string>(), member(about, "version").get<std::string>(),
+          member(about, "language").get<std::string>(), commands.get<std::vector<std::string>>()};
   for (const char* needed : {"check", "estimate", "canon", "trim"}) {
     if (std::find(port.commands.begin(), port.commands.end(), needed) == port.commands.end()) {
       return std::string("answered start without ") + needed + " among its commands";
@@ -158,20 +164,22 @@ ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::stri
     }
     case LiveProcess::Exchange::answered: break;
   }
-  const json answer = json::parse(line, nullptr, false);
+  const UntrustedJson parsed = parse_untrusted_json(line);
+  const json& answer = parsed.value;
   const auto broke = [&](const std::string& why) {
     return failed(ProcessEnd::harness_failure, "the port's harness " + why + " (killed)");
   };
-  if (answer.is_discarded() || !answer.is_object()) return broke("answered " + excerpt(line) + ", not a JSON object");
-  const json op = answer.value("op", json());
-  if (op == "error") return broke("answered an error: " + excerpt(answer.value("message", json("")).dump()));
-  if (op != "run") return broke("answered op " + excerpt(op.dump()) + " to a run request");
-  const json& got = answer.value("seq", json());
+  if (parsed.problem == UntrustedJson::Problem::refused) return broke("answered a line " + parsed.reason);
+  if (!parsed || !answer.is_object()) return broke("answered " + excerpt(line) + ", not a JSON object");
+  const json& op = member(answer, "op");
+  if (op == "error") return broke("answered an error: " + shown(member(answer, "message")));
+  if (op != "run") return broke("answered op " + shown(op) + " to a run request");
+  const json& got = member(answer, "seq");
   if (!got.is_number_unsigned() || got.get<std::uint64_t>() != seq) {
-    return broke("answered seq " + excerpt(got.dump()) + " to run request " + std::to_string(seq));
+    return broke("answered seq " + shown(got) + " to run request " + std::to_string(seq));
   }
-  const json& exit = answer.value("exit", json());
-  if (!is_byte(exit)) return broke("answered exit " + excerpt(exit.dump()) + ", not an integer from 0 to 255");
+  const json& exit = member(answer, "exit");
+  if (!is_byte(exit)) return broke("answered exit " + shown(exit) + ", not an integer from 0 to 255");
   ProcessResult result;
   result.output_limit = settings_.max_output;
   const struct {
@@ -180,7 +188,7 @@ ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::stri
     std::string& into;
   } streams[] = {{"stdout_b64", "standard output", result.out}, {"stderr_b64", "standard error", result.err}};
   for (const auto& stream : streams) {
-    const json& text = answer.value(stream.field, json());
+    const json& text = member(answer, stream.field);
     if (!text.is_string()) return broke(std::string("answered without ") + stream.field + " (a string)");
     if (base64_decoded_size(text.get_ref<const std::string&>()) > settings_.max_output) {
       ProcessResult over = failed(ProcessEnd::output_limit, "");
@@ -204,8 +212,10 @@ std::optional<std::string> HarnessClient::stop() {
   const auto exchange = process_->exchange("{\"op\":\"stop\"}\n", line, line_limit(settings_.max_output), deadline);
   if (exchange != LiveProcess::Exchange::answered) {
     problem = "did not answer stop";
-  } else if (const json answer = json::parse(line, nullptr, false);
-             !answer.is_object() || answer.value("op", json()) != "stop") {
+  } else if (const UntrustedJson answer = parse_untrusted_json(line);
+             answer.problem == UntrustedJson::Problem::refused) {
+    problem = "answered stop with a line " + answer.reason;
+  } else if (member(answer.value, "op") != "stop") {
     problem = "answered stop with " + excerpt(line);
   }
   const ProcessResult end = process_->close(deadline);

@@ -2,6 +2,7 @@
 
 #include "base/printable.hpp"
 #include "runner/base64.hpp"
+#include "runner/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -72,22 +73,22 @@ std::optional<HarnessRun> not_a_port_command(const std::vector<std::string>& arg
 }
 
 Answer answer_run(const json& request, const HarnessPort& port, const HarnessRunFunction& run) {
-  const json& seq = request.value("seq", json());
+  const json& seq = member(request, "seq");
   if (!seq.is_number_unsigned() || seq.get<std::uint64_t>() > kMaxSeq) {
     return error("run request: seq must be an integer from 0 to 2^53-1");
   }
   const std::uint64_t number = seq.get<std::uint64_t>();
-  const json& argv = request.value("argv", json());
+  const json& argv = member(request, "argv");
   if (!argv.is_array()) return error("run request: argv must be an array of strings", number);
   for (const auto& word : argv) {
     if (!word.is_string()) return error("run request: argv must be an array of strings", number);
   }
-  const json& stdin_b64 = request.value("stdin_b64", json());
-  const auto input = stdin_b64.is_string() ? base64_decode(stdin_b64.get<std::string>()) : std::nullopt;
+  const json& stdin_b64 = member(request, "stdin_b64");
+  const auto input = stdin_b64.is_string() ? base64_decode(stdin_b64.get_ref<const std::string&>()) : std::nullopt;
   if (!input) return error("run request: stdin_b64 must be base64 (RFC 4648, padded)", number);
   std::string cwd;
   if (request.contains("cwd")) {
-    const json& given = request["cwd"];
+    const json& given = member(request, "cwd");
     if (!given.is_string() || given.get<std::string>().empty() || given.get<std::string>()[0] != '/') {
       return error("run request: cwd must be an absolute path", number);
     }
@@ -115,16 +116,19 @@ Answer answer_run(const json& request, const HarnessPort& port, const HarnessRun
 int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, const HarnessRunFunction& run) {
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const json request = json::parse(line, nullptr, false);
+    const UntrustedJson parsed = parse_untrusted_json(line);
+    const json& request = parsed.value;
     Answer answer;
     int code = -1;  // >= 0: exit with it after answering
-    if (request.is_discarded()) {
+    if (parsed.problem == UntrustedJson::Problem::refused) {
+      answer = error("request " + parsed.reason);
+    } else if (!parsed) {
       answer = error("not a JSON request");
     } else if (!request.is_object()) {
       answer = error("a request is a JSON object");
-    } else if (const json op = request.value("op", json()); op == "start") {
-      if (request.value("protocol", json()) != 1) {
-        answer = error("protocol " + request.value("protocol", json()).dump() + " is not spoken here; protocol 1 is");
+    } else if (const json& op = member(request, "op"); op == "start") {
+      if (const json& protocol = member(request, "protocol"); protocol != 1) {
+        answer = error("protocol " + shown_value(protocol) + " is not spoken here; protocol 1 is");
         code = 1;
       } else {
         answer = {{"op", "start"},
@@ -138,7 +142,7 @@ int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, 
       answer = {{"op", "stop"}};
       code = 0;
     } else {
-      answer = error("unknown op " + op.dump());
+      answer = error("unknown op " + shown_value(op));
     }
     out << answer.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
     out.flush();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
@@ -26,6 +27,7 @@ struct BinaryRun {
   int signal = 0;      // the signal that ended it, or 0
   std::string out;
   std::string err;
+  long max_rss_kib = 0;  // its peak resident set size (wait4's ru_maxrss: its waited-for children too)
 };
 
 struct BinaryOptions {
@@ -71,7 +73,8 @@ inline BinaryRun run_binary(const std::vector<std::string>& args, const std::fil
     ::_exit(127);
   }
   int status = 0;
-  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  struct rusage usage {};
+  EXPECT_EQ(::wait4(pid, &status, 0, &usage), pid);
   const auto slurp = [](const std::filesystem::path& file) {
     std::ifstream stream(file, std::ios::binary);
     std::ostringstream bytes;
@@ -81,6 +84,7 @@ inline BinaryRun run_binary(const std::vector<std::string>& args, const std::fil
   BinaryRun run;
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  run.max_rss_kib = usage.ru_maxrss;
   run.out = options.stdout_path.empty() ? slurp(out_file) : "";
   run.err = slurp(err_file);
   return run;
