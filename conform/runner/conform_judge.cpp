@@ -147,8 +147,10 @@ Vector load_vector(const VectorDir& dir) {
     return vector;
   }
   try {
-    vector.input = read_vector_file(dir.path, "input.jsonl");
-    const auto expect = nlohmann::json::parse(read_vector_file(dir.path, "expect.json"));
+    // Both files from the one folder opened, never through a link.
+    const internal::Fd folder = open_vector_folder(dir.path);
+    vector.input = read_file_at(folder.get(), "input.jsonl", "input.jsonl");
+    const auto expect = nlohmann::json::parse(read_file_at(folder.get(), "expect.json", "expect.json"));
     for (const auto& check : expect.at("checks")) vector.checks.push_back(parse_check(check));
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
   } catch (const std::bad_alloc&) {
