@@ -21,9 +21,14 @@ bool all_utf8(const std::vector<std::string>& words) {
   });
 }
 
+// A word with a '/' that names anything there, or a plain word that names
+// a file: a plain word naming a folder is far more often a subcommand or
+// a module (`agent-session conform exec-adapter` run from this
+// repository's root, which has conform/; `python3 -m port`).
 bool names_a_path(const std::string& word) {
   struct stat info {};
-  return ::fstatat(AT_FDCWD, word.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
+  if (word.find('/') != std::string::npos) return ::fstatat(AT_FDCWD, word.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
+  return ::stat(word.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 // Removes a run's folder when the run is over, however it ended.
@@ -52,9 +57,16 @@ PortRunner::PortRunner(const ConformOptions& options, std::chrono::milliseconds 
 
 ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_view input) {
   if (!job_) job_.emplace("agent-session-conform-job");
-  const std::string name = "run-" + std::to_string(++runs_);
-  if (::mkdirat(job_->fd(), name.c_str(), 0700) != 0) {
-    throw std::system_error(errno, std::generic_category(), "cannot make " + (job_->path() / name).string());
+  // A harness port starts in the job's folder and can plant the next
+  // run's name (a link, say): mkdir never reuses it, the next number is
+  // taken instead.
+  std::string name;
+  for (int tries = 0;; ++tries) {
+    name = "run-" + std::to_string(++runs_);
+    if (::mkdirat(job_->fd(), name.c_str(), 0700) == 0) break;
+    if (errno != EEXIST || tries == 1000) {
+      throw std::system_error(errno, std::generic_category(), "cannot make " + (job_->path() / name).string());
+    }
   }
   const RunFolder folder{job_->path() / name};
   if (!options_.harness || !all_utf8(args)) {

@@ -28,10 +28,12 @@
 namespace agent_session::cli {
 
 // The port's command as it runs in a folder of its own: the program word
-// when it holds a '/', and every other word that names an existing path
-// (a file, a folder, a link) relative to our working directory, made
-// absolute against it; the rest unchanged (`node tests/oracle/cli.mjs`
-// becomes `node /work/tests/oracle/cli.mjs`, `build/agent-session`
+// when it holds a '/', and every other word that names something relative
+// to our working directory (holding a '/': anything there; a plain word:
+// a file, since a plain word naming a folder is more often a subcommand,
+// `agent-session conform exec-adapter` beside conform/), made absolute
+// against it; the rest unchanged (`node tests/oracle/cli.mjs` becomes
+// `node /work/tests/oracle/cli.mjs`, `build/agent-session`
 // `/work/build/agent-session`; `sh -c 'exit 2'` stays). A program word
 // without '/' is looked up in PATH as before.
 std::vector<std::string> resolved_command(const std::vector<std::string>& command);

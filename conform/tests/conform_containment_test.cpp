@@ -106,6 +106,22 @@ TEST_F(Beside, APortWritesNothingBesideTheRunnerInExecOrHarnessMode) {
   }
 }
 
+// A harness port starts in the folder that holds the runs' folders and
+// can plant the next one's name (a link to a folder of ours): the run
+// takes another, and nothing is written through the link.
+TEST_F(Beside, APlantedNextRunFolderIsNeverUsed) {
+  add("y_one", kHi, kOneMessage);
+  add("y_two", kHi, kOneMessage);
+  fs::create_directories(here_ / "victim");
+  const std::string plant = "n=$(basename \"$PWD\"); n=${n#run-}; ln -s '" + (here_ / "victim").string() +
+                            "' \"../run-$((n + 1))\"; echo x > left-behind; echo 1 messages";
+  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", "sh", "-c", plant, "port"},
+                                {"--harness"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n");
+  EXPECT_TRUE(entries(here_ / "victim").empty());
+}
+
 // Passes in a folder it may enter but not list (0711), as nobody: harness
 // mode as exec mode (it failed every check: open(".") needs read).
 TEST_F(Beside, HarnessModeFromAFolderItMayEnterButNotListPassesAsExecMode) {
@@ -171,13 +187,14 @@ TEST_F(Beside, TheCommandsRelativePathsBecomeAbsolute) {
   std::ofstream(here_ / "cli.mjs") << "";
   const fs::path home = fs::current_path();
   fs::current_path(here_);
-  const auto resolved = cli::resolved_command({"bin/port", "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs", "", "bin"});
+  const auto resolved =
+      cli::resolved_command({"bin/port", "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs", "", "bin", "./bin"});
   const auto bare = cli::resolved_command({"node", "cli.mjs"});
   const auto absent = cli::resolved_command({"build/agent-session"});
   fs::current_path(home);
   const std::string at = here_.string() + "/";
   EXPECT_EQ(resolved, (std::vector<std::string>{at + "bin/port", at + "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs",
-                                                "", at + "bin"}));
+                                                "", "bin", at + "./bin"}));
   EXPECT_EQ(bare, (std::vector<std::string>{"node", at + "cli.mjs"}));  // a program without '/': PATH's
   EXPECT_EQ(absent, (std::vector<std::string>{at + "build/agent-session"}));
 }
