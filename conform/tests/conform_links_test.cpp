@@ -112,6 +112,19 @@ TEST_F(LinkedVectors, AVectorFolderThatIsALinkIsUnusableAndNeverEntered) {
   EXPECT_EQ(everything(r).find(kSecret), std::string::npos) << everything(r);
 }
 
+// The vectors' VERSION is theirs too: `--version` printed the first 40
+// bytes of what a linked one pointed at.
+TEST_F(LinkedVectors, ALinkedVersionIsNoVersionAndItsTargetIsNeverRead) {
+  add("y_good", "{}\n", R"({"checks":[{"args":["canon"],"exit":0,"stdout":"{}\n"}]})");
+  fs::create_symlink(outside_ / "secret.jsonl", dir_ / "VERSION");
+  const auto r = conform_binary(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "agent-session: the vectors in '" + dir_.string() +
+                       "' have no version: VERSION is a symbolic link, not a regular file; the runner follows no link "
+                       "out of a folder\n");
+  EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
+}
+
 // A file check's FILE after the run is read through its folder's
 // descriptor, never through a link and never blocking.
 TEST_F(LinkedVectors, APortThatTurnsFileIntoALinkOrAFifoFailsItsFileCheckNamed) {
