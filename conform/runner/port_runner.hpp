@@ -5,7 +5,7 @@
 // ProcessResult either way.
 //
 // Every run has a fresh, empty working folder of its own, removed after
-// it (corpus/conformance/README.md "Where a port runs"): nothing a port
+// it (corpus/conformance/README.md, step 2: where a port runs): nothing a port
 // writes lands beside the runner, and no run sees what another left.
 //
 // Example:

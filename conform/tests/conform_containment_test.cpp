@@ -1,5 +1,5 @@
-// Where a port runs (runner/port_runner.hpp; corpus/conformance/README.md
-// "Where a port runs"): every run in a fresh, empty folder of its own,
+// Where a port runs (runner/port_runner.hpp; corpus/conformance/README.md,
+// step 2: where a port runs): every run in a fresh, empty folder of its own,
 // removed after it, in exec mode and in harness mode, so nothing a port
 // writes lands beside the runner; the command's relative words still
 // name what they named; and harness mode's working directory travels as
@@ -80,8 +80,8 @@ const std::string kLitteringPort =
 TEST_F(Beside, APortWritesNothingBesideTheRunnerInExecOrHarnessMode) {
   fs::create_directories(here_ / "v");
   std::ofstream(here_ / "port.sh") << kLitteringPort;
-  // Relative --vectors and a relative word in the command: FILE and
-  // port.sh reach a port that runs elsewhere as absolute paths.
+  // Relative --vectors and a relative word in the command: FILE and the
+  // port's script reach a port that runs elsewhere as absolute paths.
   const fs::path vectors = "v";
   const std::vector<std::pair<std::string, std::string>> vectors_made = {
       {"y_one", kOneMessage},
@@ -180,7 +180,7 @@ TEST_F(Beside, TheHarnessServerTakesARelativeCwdFromAFolderItMayNotList) {
       << r.out;
 }
 
-// The rule README.md "Where a port runs" states.
+// The rule corpus/conformance/README.md states (step 2: where a port runs).
 TEST_F(Beside, TheCommandsRelativePathsBecomeAbsolute) {
   fs::create_directories(here_ / "bin");
   std::ofstream(here_ / "bin" / "port") << "";
