@@ -94,13 +94,14 @@ void report(const PortUnderTest& port, const std::string& input, const fs::path&
                  ": " + found.reason;
   std::vector<std::string> run = port.options.command;
   run.insert(run.end(), found.check.args.begin(), found.check.args.end());
-  const fs::path folder = fs::path(port.out) / vector.name;
-  run.push_back((folder / "input.jsonl").string());
-  vector.reproduce = {shell_line(run)};
   std::fprintf(stderr, "fuzz_port: the port differs from the reference: %s\n", vector.about.c_str());
   try {
-    write_vector(port.out, vector);
-    std::fprintf(stderr, "fuzz_port: wrote %s\nfuzz_port: reproduce: %s\n", folder.c_str(),
+    const VectorFolder made = new_vector_folder(port.out, vector.name);  // the name it got (vector_out.hpp)
+    vector.name = made.name;
+    run.push_back((made.path / "input.jsonl").string());
+    vector.reproduce = {shell_line(run)};
+    write_vector_files(made, vector);
+    std::fprintf(stderr, "fuzz_port: wrote %s\nfuzz_port: reproduce: %s\n", made.path.c_str(),
                  vector.reproduce[0].c_str());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "fuzz_port: could not write the vector: %s\n", error.what());

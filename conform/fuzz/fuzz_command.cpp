@@ -135,7 +135,11 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir,
       << (small.exhausted ? ", stopped at its limit" : "") << ")\n";
   const auto still = fuzzer.differs(runner, small.input, file, seed, nullptr);
   FoundVector vector;
-  vector.name = "fuzz_" + std::to_string(fuzzer.seed_) + "_" + std::to_string(found.index);
+  // Its folder first, made exclusively (vector_out.hpp): the name the
+  // reproduce lines and the reports give is the one it got.
+  const VectorFolder made =
+      new_vector_folder(options.out, "fuzz_" + std::to_string(fuzzer.seed_) + "_" + std::to_string(found.index));
+  vector.name = made.name;
   vector.input = small.input;
   vector.checks = reference_checks(file.string(), seed);
   const cli::Check& shown = still ? still->first : found.check;
@@ -143,14 +147,14 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir,
   vector.about = "found by agent-session-conform fuzz --seed " + std::to_string(fuzzer.seed_) + " (input " +
                  std::to_string(found.index) + "): " + shell_line(options.command) + " failed " +
                  shell_line(shown.args) + ": " + (still ? still->second : found.reason);
-  const fs::path folder = fs::path(options.out) / vector.name;
+  const fs::path& folder = made.path;
   std::vector<std::string> port = options.command;
   port.insert(port.end(), shown.args.begin(), shown.args.end());
   port.push_back((folder / "input.jsonl").string());
   std::vector<std::string> conform = {"agent-session-conform", "--vectors", options.out, "--only", vector.name, "--"};
   conform.insert(conform.end(), options.command.begin(), options.command.end());
   vector.reproduce = {shell_line(port), shell_line(conform)};
-  write_vector(options.out, vector);
+  write_vector_files(made, vector);
   out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule
       << ")\n"
       << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"

@@ -1,36 +1,52 @@
 #include "fuzz/input_file.hpp"
 
 #include "base/descriptor.hpp"
+#include "runner/vector_files.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace agent_session::fuzz {
 
 namespace fs = std::filesystem;
+using internal::Fd;
 
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "agent-session-fuzz-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw std::system_error(errno, std::generic_category(), "cannot create " + pattern);
-  path_ = pattern;
+namespace {
+
+// `name` in `folder` opened for writing if it is a regular file, never
+// through a link or blocking on a FIFO; else what is there is removed and
+// a new file made, exclusively.
+Fd open_regular(int folder, const fs::path& file) {
+  const std::string name = file.filename().string();
+  const int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  Fd fd(::openat(folder, name.c_str(), flags | O_CREAT, 0600));
+  struct stat info {};
+  if (fd.get() >= 0 && ::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode)) return fd;
+  fd.reset();
+  // A link (ELOOP), a FIFO (ENXIO: no reader), a folder (EISDIR), ...
+  if (::unlinkat(folder, name.c_str(), 0) != 0) cli::remove_tree(file);
+  fd.reset(::openat(folder, name.c_str(), flags | O_CREAT | O_EXCL, 0600));
+  if (fd.get() < 0) throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
+  return fd;
 }
 
-TempDir::~TempDir() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
+}  // namespace
 
 void write_input(const fs::path& file, const std::string& bytes) {
   const auto fail = [&file] {
     throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
   };
-  const internal::Fd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-  if (fd.get() < 0) fail();
+  Fd folder;
+  try {
+    folder = cli::open_folder(file.parent_path());  // our own folder
+  } catch (const std::exception&) {
+    fail();
+  }
+  const Fd fd = open_regular(folder.get(), file);
   for (std::size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::pwrite(fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;

@@ -6,29 +6,29 @@
 //   write_input(dir.path() / "input.jsonl", bytes);
 #pragma once
 
+#include "runner/temp_folder.hpp"
+
 #include <filesystem>
 #include <string>
 
 namespace agent_session::fuzz {
 
-// A new folder under TMPDIR (/tmp when unset), removed with everything in
-// it when this ends. Throws std::system_error when it cannot be made.
-class TempDir {
+// A new folder agent-session-fuzz-XXXXXX under TMPDIR (/tmp when unset),
+// absolute, removed with everything in it when this ends, whatever the
+// port left there (runner/temp_folder.hpp). Throws std::system_error when
+// it cannot be made.
+class TempDir : public cli::TempFolder {
  public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : TempFolder("agent-session-fuzz") {}
 };
 
 // FILE's new contents, written over the old ones and cut to their size:
 // never truncated to nothing first, which makes ext4 write the file back
 // to disk at its close (auto_da_alloc) and costs more than a port's run.
-// Throws std::system_error.
+// Never through a link, never blocking: FILE is opened with O_NOFOLLOW and
+// O_NONBLOCK, and when the port left something else there (a link to a
+// file of ours, a FIFO, a folder) that is removed and FILE made anew,
+// exclusively. Throws std::system_error.
 void write_input(const std::filesystem::path& file, const std::string& bytes);
 
 }  // namespace agent_session::fuzz

@@ -2,9 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/temp_folder.hpp"
+
 #include <cerrno>
-#include <fstream>
 #include <system_error>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace agent_session::fuzz {
 namespace {
@@ -13,11 +18,17 @@ std::string json_text(const nlohmann::ordered_json& value) {
   return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << bytes;
-  file.close();
-  if (!file) throw std::system_error(errno ? errno : EIO, std::generic_category(), "cannot write " + path.string());
+namespace fs = std::filesystem;
+
+// A name tried after `name`: the 1,000th gives up.
+constexpr int kMaxTries = 1000;
+
+void write_file(const VectorFolder& folder, const std::string& name, const std::string& bytes, int mode = 0644) {
+  try {
+    cli::write_new_file_at(folder.fd.get(), name, bytes, mode);
+  } catch (const std::system_error& error) {
+    throw std::system_error(error.code(), "cannot write " + (folder.path / name).string());
+  }
 }
 
 }  // namespace
@@ -55,18 +66,39 @@ std::string expect_json(const FoundVector& vector) {
   return text + "  ]\n}\n";
 }
 
-std::filesystem::path write_vector(const std::filesystem::path& out, const FoundVector& vector) {
-  const std::filesystem::path dir = out / vector.name;
-  std::filesystem::create_directories(dir);
-  write_file(dir / "input.jsonl", vector.input);
-  write_file(dir / "expect.json", expect_json(vector));
+VectorFolder new_vector_folder(const fs::path& out, const std::string& name) {
+  fs::create_directories(out);
+  internal::Fd parent(::open(out.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (parent.get() < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + out.string());
+  for (int n = 1; n <= kMaxTries; ++n) {
+    const std::string tried = n == 1 ? name : name + "_" + std::to_string(n);
+    if (::mkdirat(parent.get(), tried.c_str(), 0755) != 0) {
+      if (errno == EEXIST) continue;
+      throw std::system_error(errno, std::generic_category(), "cannot create " + (out / tried).string());
+    }
+    internal::Fd folder(::openat(parent.get(), tried.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (folder.get() < 0)
+      throw std::system_error(errno, std::generic_category(), "cannot open " + (out / tried).string());
+    return {out / tried, tried, std::move(folder)};
+  }
+  throw std::system_error(EEXIST, std::generic_category(),
+                          "cannot create a vector folder in " + out.string() + ": " + name + " to " + name + "_" +
+                              std::to_string(kMaxTries) + " all exist");
+}
+
+void write_vector_files(const VectorFolder& folder, const FoundVector& vector) {
+  write_file(folder, "input.jsonl", vector.input);
+  write_file(folder, "expect.json", expect_json(vector));
   std::string script = "#!/bin/sh\n# What agent-session-conform fuzz found; run from where it ran.\n";
   for (const std::string& line : vector.reproduce) script += line + "\n";
-  write_file(dir / "reproduce.sh", script);
-  std::filesystem::permissions(dir / "reproduce.sh",
-                               std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
-                               std::filesystem::perm_options::add);
-  return dir;
+  write_file(folder, "reproduce.sh", script, 0755);
+}
+
+fs::path write_vector(const fs::path& out, FoundVector& vector) {
+  VectorFolder folder = new_vector_folder(out, vector.name);
+  vector.name = folder.name;
+  write_vector_files(folder, vector);
+  return folder.path;
 }
 
 }  // namespace agent_session::fuzz

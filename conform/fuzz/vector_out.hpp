@@ -6,6 +6,7 @@
 // schema allows nothing else in expect.json).
 #pragma once
 
+#include "base/descriptor.hpp"
 #include "runner/conform_judge.hpp"
 
 #include <filesystem>
@@ -26,9 +27,27 @@ struct FoundVector {
 // expect.json's text.
 std::string expect_json(const FoundVector& vector);
 
-// Writes `out`/name/ (creating `out`); returns the folder. Throws
-// std::system_error (or std::runtime_error) when it cannot write.
-std::filesystem::path write_vector(const std::filesystem::path& out, const FoundVector& vector);
+// A vector's new folder under `out` (made with its parents when missing;
+// `out` itself may be a link, the user's choice): named `name`, or, when
+// anything of that name is there already (a folder of an earlier run, a
+// link someone planted), `name`_2, `name`_3, ... up to `name`_1000: made
+// with mkdir, which never reuses what exists, so nothing is ever written
+// through a link or into another's folder. Throws std::system_error.
+struct VectorFolder {
+  std::filesystem::path path;  // `out`/`name`
+  std::string name;            // the name it got
+  internal::Fd fd;             // the folder, for write_vector_files
+};
+VectorFolder new_vector_folder(const std::filesystem::path& out, const std::string& name);
+
+// Writes the vector's files (input.jsonl, expect.json, reproduce.sh) into
+// `folder`, each created exclusively in it (O_CREAT | O_EXCL | O_NOFOLLOW).
+// Throws std::system_error when it cannot write.
+void write_vector_files(const VectorFolder& folder, const FoundVector& vector);
+
+// Both: the folder named after `vector.name`, which is set to the name it
+// got; returns the folder. Throws as they do.
+std::filesystem::path write_vector(const std::filesystem::path& out, FoundVector& vector);
 
 // `words` as one shell command line, each quoted when it needs it.
 std::string shell_line(const std::vector<std::string>& words);

@@ -105,6 +105,7 @@ std::filesystem::path missing_path() {
   std::error_code error;
   fs::path temp = fs::temp_directory_path(error);
   if (error) temp = "/tmp";
+  temp = fs::absolute(temp, error);  // the port runs in a folder of its own
   fs::path folder;
   for (unsigned n = 0; n < 1000; ++n) {
     folder = temp / ("agent-session-conform-" + std::to_string(::getpid()) + "-" + std::to_string(n) + "-absent");
@@ -136,7 +137,11 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return 0;
   }
   std::error_code error;
-  const std::vector<VectorDir> dirs = vector_dirs(options.vectors, error);
+  // Absolute: FILE, a vector's input.jsonl, reaches a port that runs in
+  // a folder of its own (runner/port_runner.hpp).
+  std::filesystem::path vectors = std::filesystem::absolute(options.vectors, error);
+  if (error) vectors = options.vectors;
+  const std::vector<VectorDir> dirs = vector_dirs(vectors, error);
   if (error) {
     // A path that names no folder is the caller's mistake; a folder that
     // cannot be read (permissions, descriptors, I/O) is not.

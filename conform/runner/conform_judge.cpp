@@ -153,12 +153,14 @@ Vector load_vector(const VectorDir& dir) {
     return vector;
   }
   try {
-    vector.input = read_vector_file(dir.path, "input.jsonl");
+    // Both files from the one folder opened, never through a link.
+    const internal::Fd folder = open_vector_folder(dir.path);
+    vector.input = read_file_at(folder.get(), "input.jsonl", "input.jsonl");
     // One check at a time (runner/untrusted_json.hpp): what a vector costs
     // is its checks, never expect.json's DOM (corpus/conformance/README.md
     // states the bound).
     const UntrustedJson expect =
-        parse_untrusted_json(read_vector_file(dir.path, "expect.json"), "checks", [&](const nlohmann::json& check) {
+        parse_untrusted_json(read_file_at(folder.get(), "expect.json", "expect.json"), "checks", [&](const nlohmann::json& check) {
           if (vector.checks.size() == kMaxChecks) {
             throw std::runtime_error("expect.json has more than " + std::to_string(kMaxChecks) + " checks");
           }

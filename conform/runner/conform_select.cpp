@@ -4,9 +4,12 @@
 #include "base/printable.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
+#include <fcntl.h>
 #include <fnmatch.h>
 
 #ifndef AGENT_SESSION_VERSION
@@ -54,7 +57,11 @@ bool is_semantic_version(std::string_view text) noexcept {
 VectorsVersion read_vectors_version(const fs::path& vectors) {
   std::string text;
   try {
-    text = read_vector_file(vectors, "VERSION");
+    // The folder the user named, a link or not; VERSION in it is the
+    // vectors' own file, never read through a link.
+    const internal::Fd root(::open(vectors.empty() ? "." : vectors.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (root.get() < 0) return {"", std::string("cannot open VERSION: ") + std::strerror(errno)};
+    text = read_file_at(root.get(), "VERSION", "VERSION");
   } catch (const std::runtime_error& error) {
     return {"", terminal_safe(error.what())};
   }
@@ -76,7 +83,7 @@ std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, co
     const std::string shown = "skip file '" + terminal_safe(skip_file) + "'";
     std::string text;
     try {
-      text = read_vector_file(path.parent_path(), path.filename().string());
+      text = read_named_file(path);  // the user's own file: a link is followed
     } catch (const std::runtime_error& error) {
       throw std::invalid_argument(shown + ": " + terminal_safe(error.what()));
     }

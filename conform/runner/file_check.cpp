@@ -3,60 +3,45 @@
 #include "runner/vector_files.hpp"
 
 #include <cerrno>
-#include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <stdexcept>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace agent_session::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 const char* const kFileName = "session.jsonl";
-
-fs::path new_folder() {
-  std::error_code error;
-  fs::path temp = fs::temp_directory_path(error);
-  if (error) temp = "/tmp";
-  std::string pattern = (temp / "agent-session-conform-file-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::system_error(errno, std::generic_category(), "cannot make a folder in " + temp.string());
-  }
-  return pattern;
-}
 
 }  // namespace
 
 CheckFile::CheckFile(const Check& check, const std::string& input) : check_(check) {
   if (check.file_before == Check::FileBefore::dash) return;
-  folder_ = new_folder();
+  folder_.emplace("agent-session-conform-file");
   if (check.file_before != Check::FileBefore::copy) return;
-  std::ofstream file(folder_ / kFileName, std::ios::binary);
-  file << input;
-  file.close();
-  if (!file) {
-    const int error = errno != 0 ? errno : EIO;
-    std::error_code ignored;
-    fs::remove_all(folder_, ignored);
-    throw std::system_error(error, std::generic_category(), "cannot write " + (folder_ / kFileName).string());
+  try {
+    write_new_file_at(folder_->fd(), kFileName, input);
+  } catch (const std::system_error& error) {
+    throw std::system_error(error.code(), "cannot write " + (folder_->path() / kFileName).string());
   }
 }
 
-CheckFile::~CheckFile() {
-  if (folder_.empty()) return;
-  std::error_code ignored;
-  // A port that made FILE unwritable or a folder leaves nothing behind either.
-  fs::permissions(folder_, fs::perms::owner_all, fs::perm_options::add, ignored);
-  fs::remove_all(folder_, ignored);
-}
+CheckFile::~CheckFile() = default;  // TempFolder removes what the port left, an unreadable folder too
 
-std::string CheckFile::path() const { return folder_.empty() ? std::string("-") : (folder_ / kFileName).string(); }
+std::string CheckFile::path() const { return folder_ ? (folder_->path() / kFileName).string() : std::string("-"); }
 
+// FILE is read through the folder's descriptor, without following a link
+// and without blocking: a port that made FILE a link (to a secret) or a
+// FIFO fails the check, named, and nothing outside the folder is read.
 std::optional<std::string> CheckFile::judge_after() const {
-  if (folder_.empty()) return std::nullopt;
-  std::error_code error;
-  const bool exists = fs::symlink_status(folder_ / kFileName, error).type() != fs::file_type::not_found;
+  if (!folder_) return std::nullopt;
+  struct stat info {};
+  const bool exists = ::fstatat(folder_->fd(), kFileName, &info, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!exists && errno != ENOENT) {  // the port took the folder's permissions away
+    return std::string("after the run, FILE cannot be examined: ") + std::strerror(errno);
+  }
   const std::optional<std::string>& expected = check_.file_after;
   if (!exists) {
     if (!expected) return std::nullopt;
@@ -65,9 +50,9 @@ std::optional<std::string> CheckFile::judge_after() const {
   }
   std::string actual;
   try {
-    actual = read_vector_file(folder_, kFileName);
+    actual = read_file_at(folder_->fd(), kFileName, "FILE");
   } catch (const std::runtime_error& problem) {
-    return std::string("FILE after the run: ") + problem.what();
+    return std::string("after the run, ") + problem.what();
   }
   if (!expected) {
     return "FILE exists after the run (" + std::to_string(actual.size()) + " bytes: " + excerpt(actual, 0, 60) +

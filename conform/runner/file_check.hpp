@@ -12,6 +12,7 @@
 #pragma once
 
 #include "runner/conform_judge.hpp"
+#include "runner/temp_folder.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -38,7 +39,7 @@ class CheckFile {
 
  private:
   const Check& check_;
-  std::filesystem::path folder_;  // empty with `-`
+  std::optional<TempFolder> folder_;  // none with `-`
 };
 
 }  // namespace agent_session::cli

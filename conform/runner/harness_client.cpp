@@ -98,7 +98,7 @@ std::optional<std::string> HarnessClient::start() {
   std::vector<std::string> argv = settings_.command;
   argv.push_back("harness");
   const auto deadline = Clock::now() + settings_.timeout;
-  process_ = std::make_unique<LiveProcess>(argv, deadline);
+  process_ = std::make_unique<LiveProcess>(argv, deadline, settings_.folder);
   if (!process_->running()) {
     const std::string problem = terminal_safe(process_->start_error());
     process_.reset();
@@ -140,14 +140,14 @@ ProcessResult HarnessClient::failed(ProcessEnd end, std::string reason) {
   return result;
 }
 
-ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::string_view input) {
+ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::string_view input, const std::string& cwd) {
   if (!process_) {
     if (const auto problem = start())
       return failed(ProcessEnd::harness_failure, "cannot restart the port: " + *problem);
   }
   const std::uint64_t seq = ++seq_;
   nlohmann::ordered_json request = {{"op", "run"}, {"seq", seq}, {"argv", argv}, {"stdin_b64", base64_encode(input)}};
-  if (!settings_.cwd.empty()) request["cwd"] = settings_.cwd;
+  if (!cwd.empty()) request["cwd"] = cwd;
   std::string line;
   const auto deadline = Clock::now() + settings_.timeout;
   switch (process_->exchange(request.dump() + "\n", line, line_limit(settings_.max_output), deadline)) {

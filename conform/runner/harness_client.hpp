@@ -6,7 +6,7 @@
 // the judge (runner/conform_judge.hpp) cannot tell the two apart.
 //
 // Example:
-//   HarnessClient port({{"node", "tests/oracle/cli.mjs"}, std::chrono::seconds(10), 1 << 20, "/work"});
+//   HarnessClient port({{"node", "/work/tests/oracle/cli.mjs"}, std::chrono::seconds(10), 1 << 20, "/tmp/job"});
 //   if (const auto problem = port.start()) fail(*problem);  // no harness mode
 //   const ProcessResult r = port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n");
 //   port.stop();
@@ -37,7 +37,7 @@ struct HarnessSettings {
   std::vector<std::string> command;   // the port: CMD [ARGS...]; `harness` is added
   std::chrono::milliseconds timeout;  // per request, start and stop included
   std::size_t max_output;             // bytes per decoded stream of a run; more fails it
-  std::string cwd;                    // sent with every run (absolute); empty: none sent
+  std::string folder;                 // the folder the port starts in; empty: the runner's working directory
 };
 
 // What the port said of itself in its start response.
@@ -60,8 +60,13 @@ class HarnessClient {
   const HarnessPort& port() const { return port_; }
 
   // Runs `argv` (what exec mode passes after CMD) with `input` as its
-  // standard input; starts the port first when it is not running.
-  ProcessResult run(const std::vector<std::string>& argv, std::string_view input);
+  // standard input; starts the port first when it is not running. `cwd`,
+  // when not empty, is sent as the request's cwd: the run's working
+  // directory, a path the port resolves against the folder it started in
+  // (harness.md §3), such as "run-17": runner-chosen ASCII, so any bytes
+  // of the folders' real names and a folder the port may not list cost
+  // nothing.
+  ProcessResult run(const std::vector<std::string>& argv, std::string_view input, const std::string& cwd = "");
 
   // Sends `stop`, waits (within the timeout) for its answer and its exit,
   // then kills what is left. Nothing when it stopped cleanly; else how not.

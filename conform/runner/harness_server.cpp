@@ -33,11 +33,15 @@ Answer error(const std::string& message, std::optional<std::uint64_t> seq = std:
   return answer;
 }
 
-// `run` in `cwd` (when not empty), and back in the directory we were in.
+// `run` in `cwd` (when not empty; a relative one resolves against the
+// directory we started in, where every run leaves us), and back in that
+// directory. Its descriptor is O_PATH: a directory we may enter but not
+// list (mode 0711) is left and found again, and its name, whatever its
+// bytes, is never spelled.
 HarnessRun in_directory(const std::string& cwd, const std::vector<std::string>& argv, std::string_view input,
                         const HarnessRunFunction& run) {
   if (cwd.empty()) return run(argv, input);
-  const int home = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int home = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (home < 0 || ::chdir(cwd.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     if (home >= 0) ::close(home);
@@ -89,8 +93,9 @@ Answer answer_run(const json& request, const HarnessPort& port, const HarnessRun
   std::string cwd;
   if (request.contains("cwd")) {
     const json& given = member(request, "cwd");
-    if (!given.is_string() || given.get<std::string>().empty() || given.get<std::string>()[0] != '/') {
-      return error("run request: cwd must be an absolute path", number);
+    if (!given.is_string() || given.get<std::string>().empty() ||
+        given.get<std::string>().find('\0') != std::string::npos) {
+      return error("run request: cwd must be a path (a non-empty string without NUL)", number);
     }
     cwd = given.get<std::string>();
   }

@@ -33,9 +33,9 @@ int poll_timeout(Clock::time_point deadline) {
 
 }  // namespace
 
-LiveProcess::LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline) {
+LiveProcess::LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline, const std::string& cwd) {
   const SigpipeBlock sigpipe_block;
-  started_ = start_supervised(argv, sigpipe_block.previous(), deadline);
+  started_ = start_supervised(argv, sigpipe_block.previous(), deadline, cwd);
   if (started_.outcome == Started::failed) {
     start_error_ = started_.error;
   } else if (started_.outcome == Started::stuck) {

@@ -3,11 +3,17 @@
 #include "base/utf8.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 namespace agent_session::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 bool all_utf8(const std::vector<std::string>& words) {
   return std::all_of(words.begin(), words.end(), [](const std::string& word) {
@@ -15,21 +21,61 @@ bool all_utf8(const std::vector<std::string>& words) {
   });
 }
 
+// A word with a '/' that names anything there, or a plain word that names
+// a file: a plain word naming a folder is far more often a subcommand or
+// a module (`agent-session conform exec-adapter` run from this
+// repository's root, which has conform/; `python3 -m port`).
+bool names_a_path(const std::string& word) {
+  struct stat info {};
+  if (word.find('/') != std::string::npos) return ::fstatat(AT_FDCWD, word.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
+  return ::stat(word.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// Removes a run's folder when the run is over, however it ended.
+struct RunFolder {
+  fs::path path;
+  ~RunFolder() { remove_tree(path); }
+};
+
 }  // namespace
 
+std::vector<std::string> resolved_command(const std::vector<std::string>& command) {
+  std::error_code error;
+  const fs::path here = fs::current_path(error);
+  std::vector<std::string> resolved = command;
+  if (error) return resolved;  // our folder is gone: nothing resolves against it
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    std::string& word = resolved[i];
+    if (word.empty() || word.front() == '/') continue;
+    if (i == 0 ? word.find('/') != std::string::npos : names_a_path(word)) word = (here / word).string();
+  }
+  return resolved;
+}
+
 PortRunner::PortRunner(const ConformOptions& options, std::chrono::milliseconds timeout)
-    : options_(options), timeout_(timeout) {}
+    : options_(options), command_(resolved_command(options.command)), timeout_(timeout) {}
 
 ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_view input) {
+  if (!job_) job_.emplace("agent-session-conform-job");
+  // A harness port starts in the job's folder and can plant the next
+  // run's name (a link, say): mkdir never reuses it, the next number is
+  // taken instead.
+  std::string name;
+  for (int tries = 0;; ++tries) {
+    name = "run-" + std::to_string(++runs_);
+    if (::mkdirat(job_->fd(), name.c_str(), 0700) == 0) break;
+    if (errno != EEXIST || tries == 1000) {
+      throw std::system_error(errno, std::generic_category(), "cannot make " + (job_->path() / name).string());
+    }
+  }
+  const RunFolder folder{job_->path() / name};
   if (!options_.harness || !all_utf8(args)) {
-    std::vector<std::string> argv = options_.command;
+    std::vector<std::string> argv = command_;
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, input, timeout_, options_.max_output);
+    return run_process(argv, input, timeout_, options_.max_output, folder.path.string());
   }
   if (!harness_) {
-    std::error_code ignored;
-    const std::string cwd = std::filesystem::current_path(ignored).string();
-    harness_.emplace(HarnessSettings{options_.command, timeout_, options_.max_output, cwd});
+    harness_.emplace(HarnessSettings{command_, timeout_, options_.max_output, job_->path().string()});
     if (const auto problem = harness_->start()) {
       harness_.reset();
       ProcessResult result;
@@ -37,7 +83,7 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
       return result;
     }
   }
-  return harness_->run(args, input);
+  return harness_->run(args, input, name);
 }
 
 }  // namespace agent_session::cli

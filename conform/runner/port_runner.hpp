@@ -4,6 +4,10 @@
 // answers them all, with the same bytes, so that the judge sees the same
 // ProcessResult either way.
 //
+// Every run has a fresh, empty working folder of its own, removed after
+// it (corpus/conformance/README.md, step 2: where a port runs): nothing a port
+// writes lands beside the runner, and no run sees what another left.
+//
 // Example:
 //   PortRunner port(options, std::chrono::seconds(10));
 //   const ProcessResult r = port.run({"check", "-"}, input);  // CMD check -
@@ -12,8 +16,10 @@
 #include "runner/conform_options.hpp"
 #include "runner/harness_client.hpp"
 #include "runner/subprocess.hpp"
+#include "runner/temp_folder.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,22 +27,39 @@
 
 namespace agent_session::cli {
 
+// The port's command as it runs in a folder of its own: the program word
+// when it holds a '/', and every other word that names something relative
+// to our working directory (holding a '/': anything there; a plain word:
+// a file, since a plain word naming a folder is more often a subcommand,
+// `agent-session conform exec-adapter` beside conform/), made absolute
+// against it; the rest unchanged (`node tests/oracle/cli.mjs` becomes
+// `node /work/tests/oracle/cli.mjs`, `build/agent-session`
+// `/work/build/agent-session`; `sh -c 'exit 2'` stays). A program word
+// without '/' is looked up in PATH as before.
+std::vector<std::string> resolved_command(const std::vector<std::string>& command);
+
 class PortRunner {
  public:
   PortRunner(const ConformOptions& options, std::chrono::milliseconds timeout);
 
-  // `options.command` followed by `args`, with `input` on standard input.
-  // In harness mode the port is started on the first run: when it does not
-  // answer start, that run is not_started with the reason (the runner
-  // stops, as for a command that cannot be executed). An argument that is
-  // not UTF-8 cannot travel in a request (harness.md §7): that run is
-  // exec mode's.
+  // `options.command` (resolved_command) followed by `args`, with `input`
+  // on standard input, in a new folder of this job's temporary folder:
+  // exec mode starts the process there; harness mode starts the port in
+  // the job's folder on the first run and names the run's folder in the
+  // request's cwd ("run-17"). When the port does not answer start, that
+  // run is not_started with the reason (the runner stops, as for a command
+  // that cannot be executed). An argument that is not UTF-8 cannot travel
+  // in a request (harness.md §7): that run is exec mode's. Throws
+  // std::system_error when the temporary folders cannot be made.
   ProcessResult run(const std::vector<std::string>& args, std::string_view input);
 
  private:
   const ConformOptions& options_;
+  std::vector<std::string> command_;
   std::chrono::milliseconds timeout_;
-  std::optional<HarnessClient> harness_;
+  std::optional<TempFolder> job_;  // made on the first run, removed with the runner
+  std::uint64_t runs_ = 0;
+  std::optional<HarnessClient> harness_;  // declared last: the port stops before its folder goes
 };
 
 }  // namespace agent_session::cli

@@ -83,9 +83,12 @@ inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 // SIGPIPE from a program that exits without reading its input is blocked
 // in the calling thread, never delivered; safe to call from several
 // threads at once.
+// `cwd`, when not empty, is the program's working directory (entered
+// just before exec: a relative argv[0] resolves against it).
 // Throws std::system_error when pipes or processes cannot be created.
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
-                          std::chrono::milliseconds timeout, std::size_t output_limit = kDefaultOutputLimit);
+                          std::chrono::milliseconds timeout, std::size_t output_limit = kDefaultOutputLimit,
+                          const std::string& cwd = "");
 
 // "exit 3", "killed by signal 11 (Segmentation fault)", "timed out after
 // 2.5 s", "wrote more than 1048576 bytes to standard output (killed)",

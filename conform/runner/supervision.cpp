@@ -114,15 +114,18 @@ void set_end(const SupervisorReport& word, ProcessResult& result) {
   }
 }
 
-Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask,
-                         Clock::time_point deadline) {
+Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
+                         const std::string& cwd) {
   Started started;
   std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
   Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
-  const SupervisorLaunch launch{c_argv.data(),      in.read.get(),      out.write.get(), err.write.get(),
-                                status.write.get(), report.write.get(), program_mask,    ::getpid()};
+  const SupervisorLaunch launch{c_argv.data(),      cwd.empty() ? nullptr : cwd.c_str(),
+                                in.read.get(),      out.write.get(),
+                                err.write.get(),    status.write.get(),
+                                report.write.get(), program_mask,
+                                ::getpid()};
   const pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0) run_supervisor(launch);
@@ -143,7 +146,9 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
     started.supervisor.stop();  // there is nothing left to run
     started.supervisor.finish(Clock::now() + kGrace);
     if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
-    started.error = "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
+    started.error = failure.in_fork == 2
+                        ? "cannot enter the working folder '" + cwd + "': " + std::strerror(failure.error)
+                        : "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     started.error_number = failure.error;
     return started;
   }

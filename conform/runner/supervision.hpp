@@ -127,10 +127,12 @@ struct Started {
 };
 
 // Starts `argv` (argv[0] looked up in PATH) under a supervisor with
-// `program_mask` as its signal mask. `stuck`: the start did not finish
+// `program_mask` as its signal mask, in the working directory `cwd`
+// (empty: the caller's; entered just before exec, so a relative argv[0]
+// or PATH entry resolves against it). `stuck`: the start did not finish
 // by `deadline` (helpers someone stopped); `failed`: exec failed.
 // Throws std::system_error when pipes or processes cannot be created.
-Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask,
-                         Clock::time_point deadline);
+Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
+                         const std::string& cwd = "");
 
 }  // namespace agent_session::cli::supervision

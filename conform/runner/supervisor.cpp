@@ -215,6 +215,7 @@ void kill_descendants(pid_t self) {
     ::setpgid(0, 0);  // its own process group, away from the terminal's signals
     ::signal(SIGPIPE, SIG_DFL);
     ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
+    if (launch.cwd != nullptr && ::chdir(launch.cwd) != 0) fail_to_start(status, 2);
     ::execvp(launch.argv[0], launch.argv);
     fail_to_start(status, 0);
   }

@@ -1,6 +1,10 @@
 // The files of `agent-session conform`'s vectors (corpus/conformance/README.md
-// "Layout"), read so that no vector can hang, flood or crash the runner.
+// "Layout"), read so that no vector can hang, flood or crash the runner,
+// and never through a link: a vector is data, and a link in it could point
+// anywhere (/proc/self/environ) whose bytes a FAIL line would then print.
 #pragma once
+
+#include "base/descriptor.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -14,9 +18,10 @@ namespace agent_session::cli {
 // 70 KB, and every job holds its vector's input in memory.
 inline constexpr std::size_t kMaxVectorFile = std::size_t{64} << 20;
 
-// A vector: a folder of the vectors folder, or an entry whose type cannot
-// be read (a symlink loop...), with `problem` saying why; such an entry
-// fails as a vector, since it may be one: it is never skipped in silence.
+// A vector: a folder of the vectors folder, or an entry that is not one
+// but may have been meant as one (a link to a folder, an entry whose type
+// cannot be read: a symlink loop...), with `problem` saying why it cannot
+// be used; such an entry fails as a vector: it is never skipped in silence.
 struct VectorDir {
   std::filesystem::path path;
   std::string problem;
@@ -26,16 +31,39 @@ struct VectorDir {
 };
 
 // The vectors of `root`, in name order. When `root` cannot be listed,
-// `error` says why and nothing is returned.
+// `error` says why and nothing is returned. `root` itself may be a link
+// (the folder the user named); an entry of it that is a link to a folder
+// is a vector with a problem, never followed.
 std::vector<VectorDir> vector_dirs(const std::filesystem::path& root, std::error_code& error);
 
-// The bytes of `dir/name`, read without ever blocking: opened with
-// O_NONBLOCK (a FIFO with no writer would block the open), then only a
+// The folder `path` (a link followed: a folder the user named), as an
+// O_PATH descriptor for the *_at functions below. Throws std::runtime_error
+// ("cannot open FOLDER: No such file or directory").
+internal::Fd open_folder(const std::filesystem::path& path);
+
+// A vector's folder, `dir` (VectorDir::path): its parent (the vectors
+// folder) opened as open_folder does, then `dir`'s own name without
+// following a link. Throws std::runtime_error with one line ("the vector's
+// folder is a symbolic link, not a folder; the runner follows no link out
+// of the vectors folder").
+internal::Fd open_vector_folder(const std::filesystem::path& dir);
+
+// The bytes of `name` in the open folder `folder`, read without ever
+// blocking and never through a link: opened with O_NOFOLLOW (a link fails)
+// and O_NONBLOCK (a FIFO with no writer would block the open), then only a
 // regular file is read (the opened descriptor is checked, not the path),
 // and never more than kMaxVectorFile bytes. Throws std::runtime_error with
-// one line ("input.jsonl is a FIFO, not a regular file", "cannot open
-// expect.json: Permission denied", "input.jsonl holds N bytes, more than
-// the 67108864 a vector file may").
+// one line naming it `shown` ("input.jsonl is a FIFO, not a regular file",
+// "FILE is a symbolic link, not a regular file; the runner follows no link
+// out of a folder", "cannot open expect.json: Permission denied",
+// "input.jsonl holds N bytes, more than the 67108864 a vector file may").
+std::string read_file_at(int folder, const std::string& name, const std::string& shown);
+
+// read_file_at(open_vector_folder(dir), name, name): a file of a vector.
 std::string read_vector_file(const std::filesystem::path& dir, const std::string& name);
+
+// A file the user named (--skip-file): a link is followed, the rest as
+// read_file_at. Throws std::runtime_error naming it by its file name.
+std::string read_named_file(const std::filesystem::path& path);
 
 }  // namespace agent_session::cli

@@ -152,7 +152,7 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
   std::istringstream in(
       "not json\n[1]\n{\"op\":\"dance\"}\n{\"op\":\"run\",\"seq\":4,\"argv\":[\"x\"],\"stdin_b64\":\"Zg\"}\n"
       "{\"op\":\"run\",\"seq\":5,\"argv\":[1],\"stdin_b64\":\"\"}\n"
-      "{\"op\":\"run\",\"seq\":6,\"argv\":[],\"stdin_b64\":\"\",\"cwd\":\"relative\"}\n"
+      "{\"op\":\"run\",\"seq\":6,\"argv\":[],\"stdin_b64\":\"\",\"cwd\":\"\"}\n"
       "{\"op\":\"run\",\"seq\":7,\"argv\":[\"check\",\"here.jsonl\"],\"stdin_b64\":\"aGk=\",\"cwd\":\"" +
       dir.string() +
       "\"}  \r\n"
@@ -172,7 +172,8 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
             "{\"op\":\"error\",\"message\":\"unknown op \\\"dance\\\"\"}\n"
             "{\"op\":\"error\",\"message\":\"run request: stdin_b64 must be base64 (RFC 4648, padded)\",\"seq\":4}\n"
             "{\"op\":\"error\",\"message\":\"run request: argv must be an array of strings\",\"seq\":5}\n"
-            "{\"op\":\"error\",\"message\":\"run request: cwd must be an absolute path\",\"seq\":6}\n"
+            "{\"op\":\"error\",\"message\":\"run request: cwd must be a path (a non-empty string without "
+            "NUL)\",\"seq\":6}\n"
             "{\"op\":\"run\",\"seq\":7,\"exit\":0,\"stdout_b64\":\"aGVyZS5qc29ubDpoaTox\",\"stderr_b64\":\"\"}\n"
             "{\"op\":\"error\",\"message\":\"protocol 2 is not spoken here; protocol 1 is\"}\n");
   fs::remove_all(dir);

@@ -65,13 +65,17 @@ function runRequestProblem(request) {
   if (!Array.isArray(request.argv) || !request.argv.every((arg) => typeof arg === "string")) return "argv must be an array of strings";
   if (!request.argv.every((arg) => arg.isWellFormed())) return "an argument holds a lone surrogate, which no UTF-8 argument can";
   if (typeof request.stdin_b64 !== "string" || !BASE64.test(request.stdin_b64)) return "stdin_b64 must be base64 (RFC 4648, padded)";
-  if (request.cwd !== undefined && (typeof request.cwd !== "string" || !request.cwd.startsWith("/"))) return "cwd must be an absolute path";
+  if (request.cwd !== undefined && (typeof request.cwd !== "string" || request.cwd === "" || request.cwd.includes("\0"))) {
+    return "cwd must be a path (a non-empty string without NUL)";
+  }
   return undefined;
 }
 
 // fn() run with `cwd` (when given) as the working directory, as exec mode
-// started there would run; the harness's own directory is back afterwards.
-// A cwd that cannot be entered is the run's I/O error, exit 3.
+// started there would run; a relative cwd ("run-17", what the runner
+// sends) resolves against the directory the harness started in, where
+// every run leaves it: that directory is back afterwards. A cwd that
+// cannot be entered is the run's I/O error, exit 3.
 function inDirectory(cwd, fn) {
   if (cwd === undefined) return fn();
   const home = process.cwd();
