@@ -1,9 +1,9 @@
 #include "fuzz/input_file.hpp"
 
 #include "base/descriptor.hpp"
+#include "runner/temp_folders.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <system_error>
 
 #include <fcntl.h>
@@ -13,17 +13,11 @@ namespace agent_session::fuzz {
 
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "agent-session-fuzz-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw std::system_error(errno, std::generic_category(), "cannot create " + pattern);
-  path_ = pattern;
-}
+// The runner's own temporary folders (runner/temp_folders.hpp): removed
+// with what a port left unreadable in them, and on a signal too.
+TempDir::TempDir() : path_(cli::make_temp_folder("agent-session-fuzz-")) {}
 
-TempDir::~TempDir() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
+TempDir::~TempDir() { cli::remove_temp_folder(path_); }
 
 void write_input(const fs::path& file, const std::string& bytes) {
   const auto fail = [&file] {

@@ -1,6 +1,7 @@
 #include "runner/conform_options.hpp"
 #include "base/decimal.hpp"
 
+#include "runner/clean_ends.hpp"
 #include "runner/conform.hpp"
 #include "runner/exec_adapter.hpp"
 
@@ -217,6 +218,7 @@ std::string default_vectors_folder() {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err) {
+  const CleanEnds clean_ends;  // before any thread is started
   if (!args.empty() && args.front() == "exec-adapter")
     return exec_adapter_main({args.begin() + 1, args.end()}, in, out, err);
   ConformOptions options;

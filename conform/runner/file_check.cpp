@@ -1,5 +1,6 @@
 #include "runner/file_check.hpp"
 
+#include "runner/temp_folders.hpp"
 #include "runner/vector_files.hpp"
 
 #include <cerrno>
@@ -15,40 +16,27 @@ namespace fs = std::filesystem;
 
 const char* const kFileName = "session.jsonl";
 
-fs::path new_folder() {
-  std::error_code error;
-  fs::path temp = fs::temp_directory_path(error);
-  if (error) temp = "/tmp";
-  std::string pattern = (temp / "agent-session-conform-file-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::system_error(errno, std::generic_category(), "cannot make a folder in " + temp.string());
-  }
-  return pattern;
-}
-
 }  // namespace
 
 CheckFile::CheckFile(const Check& check, const std::string& input) : check_(check) {
   if (check.file_before == Check::FileBefore::dash) return;
-  folder_ = new_folder();
+  folder_ = make_temp_folder("agent-session-conform-file-");
   if (check.file_before != Check::FileBefore::copy) return;
   std::ofstream file(folder_ / kFileName, std::ios::binary);
   file << input;
   file.close();
   if (!file) {
     const int error = errno != 0 ? errno : EIO;
-    std::error_code ignored;
-    fs::remove_all(folder_, ignored);
+    remove_temp_folder(folder_);
     throw std::system_error(error, std::generic_category(), "cannot write " + (folder_ / kFileName).string());
   }
 }
 
 CheckFile::~CheckFile() {
   if (folder_.empty()) return;
-  std::error_code ignored;
-  // A port that made FILE unwritable or a folder leaves nothing behind either.
-  fs::permissions(folder_, fs::perms::owner_all, fs::perm_options::add, ignored);
-  fs::remove_all(folder_, ignored);
+  // A port that made FILE unwritable, or a folder unreadable, leaves
+  // nothing behind either; nor does a signal (runner/clean_ends.hpp).
+  remove_temp_folder(folder_);
 }
 
 std::string CheckFile::path() const { return folder_.empty() ? std::string("-") : (folder_ / kFileName).string(); }

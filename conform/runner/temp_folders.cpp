@@ -1,0 +1,130 @@
+#include "runner/temp_folders.hpp"
+
+#include "base/descriptor.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace agent_session::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using internal::Fd;
+
+// The listed folders. Held for good by the signal path once it removes
+// them, so that every other thread waits at it until the process exits.
+std::mutex& list_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<fs::path>& listed() {
+  static std::vector<fs::path> folders;
+  return folders;
+}
+
+bool is_folder(int at, const char* name) {
+  struct stat info {};
+  return ::fstatat(at, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(info.st_mode);
+}
+
+// The sub-folders of the folder `fd` is open on; everything else in it
+// (files, links, sockets) is unlinked on the way.
+std::vector<std::string> empty_but_folders(int fd) {
+  std::vector<std::string> folders;
+  DIR* dir = ::fdopendir(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (dir == nullptr) return folders;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const bool folder = entry->d_type == DT_DIR || (entry->d_type == DT_UNKNOWN && is_folder(fd, name.c_str()));
+    if (folder) {
+      folders.push_back(name);
+    } else {
+      ::unlinkat(fd, name.c_str(), 0);
+    }
+  }
+  ::closedir(dir);
+  return folders;
+}
+
+}  // namespace
+
+bool remove_tree(const fs::path& path) noexcept {
+  try {
+    if (!is_folder(AT_FDCWD, path.c_str())) {
+      ::unlink(path.c_str());  // a file, or a link put in its place: the link, never what it names
+    } else {
+      ::chmod(path.c_str(), S_IRWXU);
+      // The way down, one folder a level: its name, and what is left of it.
+      struct Level {
+        std::string name;
+        std::vector<std::string> folders;
+      };
+      Fd here(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      std::vector<Level> down;
+      if (here.get() >= 0) down.push_back({"", empty_but_folders(here.get())});
+      while (!down.empty()) {
+        Level& level = down.back();
+        if (level.folders.empty()) {
+          if (down.size() == 1) break;
+          Fd up(::openat(here.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+          if (up.get() < 0) break;
+          ::unlinkat(up.get(), level.name.c_str(), AT_REMOVEDIR);
+          here = std::move(up);
+          down.pop_back();
+          continue;
+        }
+        const std::string name = std::move(level.folders.back());
+        level.folders.pop_back();
+        ::fchmodat(here.get(), name.c_str(), S_IRWXU, 0);
+        Fd child(::openat(here.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (child.get() < 0) continue;  // left: the rmdir below fails and says so
+        here = std::move(child);
+        down.push_back({name, empty_but_folders(here.get())});
+      }
+      here.reset();
+      ::rmdir(path.c_str());
+    }
+  } catch (...) {  // out of memory for names: what is left stays
+  }
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) != 0 && errno == ENOENT;
+}
+
+fs::path make_temp_folder(std::string_view prefix) {
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  std::string pattern = (temp / (std::string(prefix) + "XXXXXX")).string();
+  const std::lock_guard lock(list_mutex());
+  listed().reserve(listed().size() + 1);  // listing it cannot fail once it is made
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::system_error(errno, std::generic_category(), "cannot make a folder in " + temp.string());
+  }
+  listed().emplace_back(pattern);
+  return listed().back();
+}
+
+void remove_temp_folder(const fs::path& folder) noexcept {
+  const std::lock_guard lock(list_mutex());
+  remove_tree(folder);
+  auto& folders = listed();
+  folders.erase(std::remove(folders.begin(), folders.end(), folder), folders.end());
+}
+
+void remove_every_temp_folder_for_good() noexcept {
+  list_mutex().lock();  // never unlocked: the process exits holding it
+  for (const fs::path& folder : listed()) remove_tree(folder);
+}
+
+}  // namespace agent_session::cli
