@@ -57,6 +57,33 @@ std::vector<std::string> empty_but_folders(int fd) {
   return folders;
 }
 
+// The folder `name` in `at` (nothing when it is not a folder, or cannot be
+// opened), made readable, writable and searchable first. The mode is set
+// through a descriptor of the folder itself, never by name: a link put in
+// its place is not followed, and nothing it names changes mode.
+Fd open_folder(int at, const char* name) {
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  Fd folder(::openat(at, name, flags));
+  if (folder.get() >= 0 || errno != EACCES) return folder;
+  const Fd handle(::openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (handle.get() < 0) return folder;
+  const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
+  ::chmod(self.c_str(), S_IRWXU);
+  return Fd(::open(self.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+struct Identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const Identity&) const = default;
+};
+
+Identity identity(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return {};
+  return {info.st_dev, info.st_ino};
+}
+
 }  // namespace
 
 bool remove_tree(const fs::path& path) noexcept {
@@ -64,21 +91,24 @@ bool remove_tree(const fs::path& path) noexcept {
     if (!is_folder(AT_FDCWD, path.c_str())) {
       ::unlink(path.c_str());  // a file, or a link put in its place: the link, never what it names
     } else {
-      ::chmod(path.c_str(), S_IRWXU);
-      // The way down, one folder a level: its name, and what is left of it.
+      // The way down, one folder a level: its name, which folder it is,
+      // and its sub-folders still to remove.
       struct Level {
         std::string name;
+        Identity id;
         std::vector<std::string> folders;
       };
-      Fd here(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      Fd here = open_folder(AT_FDCWD, path.c_str());
       std::vector<Level> down;
-      if (here.get() >= 0) down.push_back({"", empty_but_folders(here.get())});
+      if (here.get() >= 0) down.push_back({"", identity(here.get()), empty_but_folders(here.get())});
       while (!down.empty()) {
         Level& level = down.back();
         if (level.folders.empty()) {
           if (down.size() == 1) break;
           Fd up(::openat(here.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-          if (up.get() < 0) break;
+          // ".." is the folder we came from unless something moved this
+          // one meanwhile: then stop rather than remove elsewhere.
+          if (up.get() < 0 || !(identity(up.get()) == down[down.size() - 2].id)) break;
           ::unlinkat(up.get(), level.name.c_str(), AT_REMOVEDIR);
           here = std::move(up);
           down.pop_back();
@@ -86,11 +116,10 @@ bool remove_tree(const fs::path& path) noexcept {
         }
         const std::string name = std::move(level.folders.back());
         level.folders.pop_back();
-        ::fchmodat(here.get(), name.c_str(), S_IRWXU, 0);
-        Fd child(::openat(here.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        Fd child = open_folder(here.get(), name.c_str());
         if (child.get() < 0) continue;  // left: the rmdir below fails and says so
         here = std::move(child);
-        down.push_back({name, empty_but_folders(here.get())});
+        down.push_back({name, identity(here.get()), empty_but_folders(here.get())});
       }
       here.reset();
       ::rmdir(path.c_str());

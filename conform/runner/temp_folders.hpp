@@ -24,10 +24,11 @@ void remove_temp_folder(const std::filesystem::path& folder) noexcept;
 
 // Removes `path` and everything under it, without following a link: each
 // folder is made readable, writable and searchable (owner) before it is
-// read, as a port may have left one mode 000 (issue 31). No recursion and
-// two descriptors at most, however deep the tree: it climbs back up with
-// "..", so it is only for trees nothing else is changing (their port has
-// ended). Whether `path` is gone. Never throws.
+// read, as a port may have left one mode 000 (issue 31), through a
+// descriptor of that folder (a link put in its place changes nothing). No
+// recursion and three descriptors at most, however deep the tree: it
+// climbs back up with "..", and stops if ".." is not the folder it came
+// from (a live port moved it). Whether `path` is gone. Never throws.
 bool remove_tree(const std::filesystem::path& path) noexcept;
 
 // Every listed folder removed, for the signal path (runner/clean_ends.cpp):

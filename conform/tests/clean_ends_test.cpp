@@ -31,15 +31,16 @@ namespace fs = std::filesystem;
 const fs::path kVectors = fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance";
 
 // A port (a script: sh PATH ARGS... FILE) that makes a folder in FILE's
-// folder with a file in it, makes it mode 000, then does `then`.
+// folder with a file in it, makes both mode 000, then does `then`.
 std::vector<std::string> locking_port(const std::string& then) {
   const fs::path dir = fs::temp_directory_path() / ("agent-session-clean-ends-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   ::chmod(dir.c_str(), 0755);
   const fs::path script = dir / ("port-" + std::to_string(std::hash<std::string>()(then)) + ".sh");
-  std::ofstream(script) << R"(for f; do :; done; d=$(dirname "$f"); )"
-                        << R"([ "$d" = . ] || { mkdir "$d/locked" && touch "$d/locked/x" && chmod 000 "$d/locked"; }; )"
-                        << then << "\n";
+  std::ofstream(script)
+      << R"(for f; do :; done; d=$(dirname "$f"); )"
+      << R"([ "$d" = . ] || { mkdir "$d/locked" && touch "$d/locked/x" && chmod 000 "$d/locked" "$d"; }; )" << then
+      << "\n";
   ::chmod(script.c_str(), 0644);
   return {"sh", script.string()};
 }
@@ -179,6 +180,7 @@ TEST(CleanEnds, RemoveTreeTakesDeepAndUnreadableTreesButNothingALinkNames) {
   const fs::path root = private_tmpdir("tree");
   const fs::path outside = root.string() + "-outside";
   fs::create_directories(outside / "keep");
+  ::chmod((outside / "keep").c_str(), 0750);
   fs::path deep = root / "t";
   for (int i = 0; i < 300; ++i) deep /= "d";  // ~600 bytes of path: fine for one, no limit for remove_tree
   fs::create_directories(deep);
@@ -189,6 +191,7 @@ TEST(CleanEnds, RemoveTreeTakesDeepAndUnreadableTreesButNothingALinkNames) {
   EXPECT_TRUE(cli::remove_tree(root));
   EXPECT_FALSE(fs::exists(fs::symlink_status(root)));
   EXPECT_TRUE(fs::is_directory(outside / "keep"));
+  EXPECT_EQ(fs::status(outside / "keep").permissions(), fs::perms(0750));  // no mode changed through a link
   cli::remove_tree(outside);
 }
 
