@@ -12,7 +12,8 @@
 namespace agent_session::fuzz {
 
 // A new folder under TMPDIR (/tmp when unset), removed with everything in
-// it when this ends. Throws std::system_error when it cannot be made.
+// it when this ends, or on a signal (runner/temp_folders.hpp). Throws
+// std::system_error when it cannot be made.
 class TempDir {
  public:
   TempDir();
