@@ -12,6 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace agent_session {
 namespace {
@@ -155,6 +162,81 @@ TEST(UnitsHelp, SaysTheTableRangesAreInclusiveAndTheJsonOnesHalfOpen) {
   for (const char* text : {"inclusive", "460-461", "half-open", "\"begin\":460,\"end\":462"}) {
     EXPECT_NE(help.out.find(text), std::string::npos) << text << "\n" << help.out;
   }
+}
+
+// `units --json` as it was written before it streamed: one Json document
+// of the whole session, dumped. The streamed bytes must be these.
+std::string units_json_as_one_document(const NumberedSession& session) {
+  const std::vector<ContextUnit> units = context_units(session.messages);
+  std::uint64_t cumulative = 0;
+  Json list = Json::array();
+  for (auto unit = units.rbegin(); unit != units.rend(); ++unit) {
+    cumulative += unit->chars;
+    Json entry = Json::object();
+    entry["begin"] = unit->begin;
+    entry["end"] = unit->end;
+    entry["first_line"] = session.lines[unit->begin];
+    entry["last_line"] = session.lines[unit->end - 1];
+    entry["chars"] = unit->chars;
+    entry["cumulative_chars"] = cumulative;
+    list.push_back(std::move(entry));
+  }
+  Json result = Json::object();
+  result["messages"] = session.messages.size();
+  result["chars"] = cumulative;
+  result["units"] = std::move(list);
+  return result.dump() + "\n";
+}
+
+TEST(UnitsAndStats, UnitsJsonStreamsTheBytesTheWholeDocumentGave) {
+  std::vector<fs::path> files = real_sessions();
+  files.push_back(fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus/conformance/y_append_canonical_lines/input.jsonl");
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    const CliRun r = run({"units", "--json", file.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, units_json_as_one_document(internal::load_numbered_session(file)));
+  }
+}
+
+// `agent-session ARGS...` in a child, its output to `out`: its peak
+// resident set in KiB (wait4's rusage, the child's alone).
+long peak_kib(const std::vector<std::string>& args, const fs::path& out) {
+  std::vector<char*> argv{const_cast<char*>(AGENT_SESSION_CLI)};
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ::dup2(fd, 1) < 0) ::_exit(126);
+    ::alarm(120);
+    ::execv(AGENT_SESSION_CLI, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  EXPECT_EQ(::wait4(pid, &status, 0, &usage), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  return usage.ru_maxrss;
+}
+
+// issue 31: --json built one document of the whole session, 750-800 bytes
+// a unit, 5x plain `units`. It streams now: its peak memory is plain
+// `units`' (both hold the loaded session) within a small margin. Memory is
+// asserted, never time.
+TEST_F(UnitsFile, UnitsJsonTakesAboutThePlainTablesMemory) {
+  constexpr int kUnits = 200'000;  // a user message is a unit of its own
+  {
+    std::ofstream session(path("big.jsonl"), std::ios::binary);
+    for (int i = 0; i < kUnits; ++i) session << "{\"role\":\"user\",\"content\":\"m" << i % 10 << "\"}\n";
+  }
+  const long plain = peak_kib({"units", path("big.jsonl").string()}, path("plain.out"));
+  const long json = peak_kib({"units", "--json", path("big.jsonl").string()}, path("json.out"));
+  RecordProperty("plain_kib", std::to_string(plain));
+  RecordProperty("json_kib", std::to_string(json));
+  std::cout << "[ memory   ] " << kUnits << " units: units " << plain << " KiB, units --json " << json << " KiB\n";
+  EXPECT_LE(json, plain * 3 / 2);
+  EXPECT_EQ(Json::parse(std::ifstream(path("json.out"))).at("units").size(), static_cast<std::size_t>(kUnits));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "fuzz/reference_checks.hpp"
 #include "fuzz/shrink.hpp"
 #include "fuzz/vector_out.hpp"
+#include "runner/clean_ends.hpp"
 #include "runner/conform_options.hpp"  // default_vectors_folder
 
 #include <algorithm>
@@ -217,6 +218,7 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
 }
 
 int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err) {
+  const cli::CleanEnds clean_ends;  // before any thread is started
   FuzzOptions options;
   try {
     options = parse_fuzz_options(args);

@@ -4,7 +4,6 @@
 #include "runner/conform_options.hpp"
 
 #include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -25,13 +24,14 @@ std::uint64_t whole_number(const std::string& option, const std::string& text, s
   return value;
 }
 
+// The runner's rule for seconds (runner/conform_options.hpp): decimal
+// only; a --timeout of at least kMinTimeoutSeconds, the others of at
+// least a millisecond.
 double seconds(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0 || value > 1e6) {
-    throw FuzzUsageError{option + ": " + quoted(text) + " is not a number of seconds above 0 (at most 1000000)"};
-  }
-  return value;
+  const double low = option == "--timeout" ? cli::kMinTimeoutSeconds : 0.001;
+  const auto value = cli::parse_seconds(text, low, cli::kMaxSeconds);
+  if (!value) throw FuzzUsageError{cli::seconds_usage(option, text, low, cli::kMaxSeconds)};
+  return *value;
 }
 
 }  // namespace
@@ -108,12 +108,12 @@ std::string fuzz_help(const std::string& program) {
          "\n"
          "  --seed S          the run's seed (default: drawn, printed); the same seed tries the same inputs\n"
          "  --runs N          inputs to try (default 1000)\n"
-         "  --time SECONDS    or: try inputs for this long\n"
+         "  --time SECONDS    or: try inputs for this long (a decimal, at least 0.001)\n"
          "  --jobs J          inputs tried at once, 1 to 64 (default 1)\n"
          "  --out DIR         where a difference's vector folder goes (default fuzz-found)\n"
          "  --vectors DIR     the vectors whose inputs are mutated (default: the runner's vectors)\n"
-         "  --timeout SECONDS per run of the port (default 10)\n"
-         "  --shrink-time S   at most this long shrinking (default 60)\n"
+         "  --timeout SECONDS per run of the port, a decimal from 0.1 to 1000000 (default 10)\n"
+         "  --shrink-time S   at most this long shrinking (default 60; a decimal, at least 0.001)\n"
          "  --report KIND=FILE  junit=FILE or json=FILE, as conform writes them (repeatable): the vector a\n"
          "                    difference became, its checks judged on PORT; or one passing case naming the seed\n"
          "  --harness         start PORT harness once per job and send it every run (harness.md), as conform "

@@ -15,7 +15,7 @@ namespace agent_session::fuzz {
 
 // A new folder agent-session-fuzz-XXXXXX under TMPDIR (/tmp when unset),
 // absolute, removed with everything in it when this ends, whatever the
-// port left there (runner/temp_folder.hpp). Throws std::system_error when
+// port left there, or on a signal (runner/temp_folder.hpp). Throws std::system_error when
 // it cannot be made.
 class TempDir : public cli::TempFolder {
  public:

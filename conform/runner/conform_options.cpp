@@ -1,6 +1,7 @@
 #include "runner/conform_options.hpp"
 #include "base/decimal.hpp"
 
+#include "runner/clean_ends.hpp"
 #include "runner/conform.hpp"
 #include "runner/exec_adapter.hpp"
 
@@ -37,16 +38,18 @@ std::size_t whole_number(std::string_view name, std::string_view text, std::size
   return static_cast<std::size_t>(*value);
 }
 
-// Seconds: a finite number above zero (NaN and infinity cannot become a
-// duration).
-double seconds(std::string_view text) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-      !(value > 0)) {
-    usage("--timeout: " + quoted(text) + " is not a finite number of seconds above 0");
-  }
-  return value;
+double timeout(std::string_view text) {
+  const auto value = parse_seconds(text, kMinTimeoutSeconds, kMaxSeconds);
+  if (!value) usage(seconds_usage("--timeout", text, kMinTimeoutSeconds, kMaxSeconds));
+  return *value;
+}
+
+// `value` as a person writes it: "0.1", "1000000".
+std::string shown(double value) {
+  std::string text = std::to_string(value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
 }
 
 std::string report(std::string_view text) {
@@ -71,7 +74,7 @@ constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "-
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
   if (name == "--vectors") options.vectors = value;
-  if (name == "--timeout") options.timeout_seconds = seconds(value);
+  if (name == "--timeout") options.timeout_seconds = timeout(value);
   if (name == "--jobs") options.jobs = static_cast<unsigned>(whole_number(name, value, 1, 64));
   if (name == "--max-output") options.max_output = whole_number(name, value, 1, std::size_t{1} << 30);
   if (name == "--only") options.only.emplace_back(value);
@@ -151,8 +154,9 @@ std::string conform_help(std::string_view program) {
          "  -h,--help                   Print this help message and exit\n"
          "  --vectors TEXT              the vectors' folder (default: the installed vectors, "
          "<prefix>/share/agent-session/conformance, or in a build tree the source tree's corpus/conformance)\n"
-         "  --timeout FLOAT:(POSITIVE) AND (FINITE)=10\n"
-         "                              seconds one run may take; then it is killed and fails\n"
+         "  --timeout SECONDS=10\n"
+         "                              seconds one run may take, a decimal from 0.1 to 1000000; then it is "
+         "killed and fails\n"
          "  --jobs UINT:UINT in [1 - 64]=1\n"
          "                              vectors run at once\n"
          "  --max-output UINT:UINT in [1 - 1073741824]=1048576\n"
@@ -219,6 +223,7 @@ std::string default_vectors_folder() {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err) {
+  const CleanEnds clean_ends;  // before any thread is started
   if (!args.empty() && args.front() == "exec-adapter")
     return exec_adapter_main({args.begin() + 1, args.end()}, in, out, err);
   ConformOptions options;
@@ -245,6 +250,26 @@ namespace agent_session::cli {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err) {
   return conform_main(args, program, std::cin, out, err);
+}
+
+std::optional<double> parse_seconds(std::string_view text, double low, double high) {
+  const std::size_t point = text.find('.');
+  const std::string_view whole = text.substr(0, point);
+  const std::string_view fraction = point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
+  if (!internal::is_decimal(whole) || (point != std::string_view::npos && !internal::is_decimal(fraction))) {
+    return std::nullopt;
+  }
+  // Only digits and one point are left, which from_chars reads exactly
+  // (correctly rounded); very long ones are out of range or overflow.
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value >= low && value <= high)) return std::nullopt;
+  return value;
+}
+
+std::string seconds_usage(std::string_view option, std::string_view text, double low, double high) {
+  return std::string(option) + ": " + quoted(text) + " is not a decimal number of seconds from " + shown(low) + " to " +
+         shown(high);
 }
 
 bool is_report_spec(std::string_view text) {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,24 @@ std::string default_vectors_folder();
 // Whether `text` is what --report takes: junit=FILE or json=FILE, FILE
 // not empty (conform's --report and fuzz's).
 bool is_report_spec(std::string_view text);
+
+// Seconds as conform's and fuzz's options take them: a plain decimal,
+// digits with an optional fraction ("10", "0.5"), from `low` to
+// `high`. Nothing else: not "0x10" (a hex float strtod takes), "1e3",
+// " 5", "+5", "inf" or "nan", so what a person reads is what runs.
+// Nothing when `text` is not such a number or out of range.
+std::optional<double> parse_seconds(std::string_view text, double low, double high);
+// Its error, one line: `--timeout: "0x10" is not a decimal number of
+// seconds from 0.1 to 1000000`.
+std::string seconds_usage(std::string_view option, std::string_view text, double low, double high);
+
+// The least --timeout (conform's, exec-adapter's and fuzz's): a port's run
+// must be able to start at all. 0.0001 s became 0 ms, and every check (and
+// fuzz's reference itself) failed as timed out.
+inline constexpr double kMinTimeoutSeconds = 0.1;
+// The most any seconds option takes (11.5 days): far past any use, and
+// its milliseconds fit every clock the runner converts them to.
+inline constexpr double kMaxSeconds = 1e6;
 
 // Parses `args` and runs the vectors (run_conformance, runner/conform.hpp),
 // or prints the help. A usage error is one line on `err`, ending with how

@@ -1,5 +1,6 @@
 #include "runner/file_check.hpp"
 
+#include "runner/temp_folder.hpp"
 #include "runner/vector_files.hpp"
 
 #include <cerrno>
@@ -28,7 +29,9 @@ CheckFile::CheckFile(const Check& check, const std::string& input) : check_(chec
   }
 }
 
-CheckFile::~CheckFile() = default;  // TempFolder removes what the port left, an unreadable folder too
+// TempFolder removes what the port left, an unreadable folder too, and a
+// signal removes it as well (runner/clean_ends.hpp).
+CheckFile::~CheckFile() = default;
 
 std::string CheckFile::path() const { return folder_ ? (folder_->path() / kFileName).string() : std::string("-"); }
 

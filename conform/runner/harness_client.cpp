@@ -87,6 +87,11 @@ HarnessClient::~HarnessClient() {
   }
 }
 
+std::string HarnessClient::unasked(const std::string& request) const {
+  return "the port wrote " + std::to_string(process_->unasked_bytes()) + " bytes after its answer to " +
+         last_answered_ + ", before " + request + " was sent (killed)";
+}
+
 std::string HarnessClient::shown_command() const {
   std::string text;
   for (const auto& word : settings_.command) text += terminal_safe(word) + " ";
@@ -102,6 +107,8 @@ std::optional<std::string> HarnessClient::start() {
   if (!process_->running()) {
     const std::string problem = terminal_safe(process_->start_error());
     process_.reset();
+    ++failed_starts_;
+    last_failure_ = problem;
     return problem;
   }
   std::string line, problem;
@@ -125,9 +132,18 @@ std::optional<std::string> HarnessClient::start() {
     case LiveProcess::Exchange::too_long:
       problem = shown_command() + " answered start with a line too long for a start response";
       break;
+    case LiveProcess::Exchange::unasked:  // never on a new process's first exchange
+      problem = shown_command() + " wrote before start was sent";
+      break;
   }
-  if (!problem.empty()) process_.reset();
-  if (problem.empty()) return std::nullopt;
+  if (problem.empty()) {
+    failed_starts_ = 0;
+    last_answered_ = "start";
+    return std::nullopt;
+  }
+  process_.reset();
+  ++failed_starts_;
+  last_failure_ = problem;
   return problem;
 }
 
@@ -142,6 +158,11 @@ ProcessResult HarnessClient::failed(ProcessEnd end, std::string reason) {
 
 ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::string_view input, const std::string& cwd) {
   if (!process_) {
+    if (failed_starts_ >= kRestartAttempts) {
+      return failed(ProcessEnd::harness_failure, "the port's harness could not be restarted (" +
+                                                     std::to_string(failed_starts_) +
+                                                     " attempts in a row failed: " + last_failure_ + ")");
+    }
     if (const auto problem = start())
       return failed(ProcessEnd::harness_failure, "cannot restart the port: " + *problem);
   }
@@ -162,7 +183,11 @@ ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::stri
       return failed(ProcessEnd::harness_failure, "the port's harness process ended without answering (" +
                                                      describe_end(end, settings_.timeout) + stderr_hint(end.err) + ")");
     }
-    case LiveProcess::Exchange::answered: break;
+    case LiveProcess::Exchange::unasked:
+      // Never read as this request's answer: it was written before the
+      // request existed (harness.md §4), a forged or stale answer.
+      return failed(ProcessEnd::harness_failure, unasked("request " + std::to_string(seq)));
+    case LiveProcess::Exchange::answered: last_answered_ = "request " + std::to_string(seq); break;
   }
   const UntrustedJson parsed = parse_untrusted_json(line);
   const json& answer = parsed.value;
@@ -210,7 +235,9 @@ std::optional<std::string> HarnessClient::stop() {
   std::string line;
   std::optional<std::string> problem;
   const auto exchange = process_->exchange("{\"op\":\"stop\"}\n", line, line_limit(settings_.max_output), deadline);
-  if (exchange != LiveProcess::Exchange::answered) {
+  if (exchange == LiveProcess::Exchange::unasked) {
+    problem = unasked("stop").substr(std::string_view("the port ").size());
+  } else if (exchange != LiveProcess::Exchange::answered) {
     problem = "did not answer stop";
   } else if (const UntrustedJson answer = parse_untrusted_json(line);
              answer.problem == UntrustedJson::Problem::refused) {

@@ -13,10 +13,12 @@
 //
 // A port that misbehaves (harness.md §4: a line that is not a response,
 // another op or seq, an `error`, an exit, a closed output, no answer within
-// the timeout, more than `max_output` bytes in a stream) fails that run
+// the timeout, more than `max_output` bytes in a stream, bytes written
+// after an answer before the next request was sent) fails that run
 // (ProcessEnd::harness_failure, timed_out or output_limit, with the
 // reason) and is killed with all it started; the next run starts a new
-// one. One thread only (runner/live_process.hpp).
+// one, up to kRestartAttempts failed starts in a row. One thread only
+// (runner/live_process.hpp).
 #pragma once
 
 #include "runner/live_process.hpp"
@@ -32,6 +34,16 @@
 #include <vector>
 
 namespace agent_session::cli {
+
+// How many failed starts in a row end a client's restarts; a start that
+// succeeds resets the count. Then every later run fails at once ("the
+// port's harness could not be restarted (3 attempts in a row failed:
+// ...)") instead of paying --timeout for a start that will not come: 5
+// small vectors at 2 s took 63 s, the whole suite at 10 s would take
+// hours (issue 31). Three, not one: a port that crashed on a run may fail
+// one restart by chance (a start at the edge of the timeout on a busy
+// machine), and each attempt costs at most one --timeout.
+inline constexpr int kRestartAttempts = 3;
 
 struct HarnessSettings {
   std::vector<std::string> command;   // the port: CMD [ARGS...]; `harness` is added
@@ -60,7 +72,9 @@ class HarnessClient {
   const HarnessPort& port() const { return port_; }
 
   // Runs `argv` (what exec mode passes after CMD) with `input` as its
-  // standard input; starts the port first when it is not running. `cwd`,
+  // standard input; starts the port first when it is not running, unless
+  // kRestartAttempts starts in a row have failed: then that run fails at
+  // once (harness_failure), and so does every later one. `cwd`,
   // when not empty, is sent as the request's cwd: the run's working
   // directory, a path the port resolves against the folder it started in
   // (harness.md §3), such as "run-17": runner-chosen ASCII, so any bytes
@@ -76,10 +90,15 @@ class HarnessClient {
   // The process is killed and forgotten: the next run starts a new one.
   ProcessResult failed(ProcessEnd end, std::string reason);
   std::string shown_command() const;
+  // Why bytes that answer no request fail `request` ("request 5", "stop").
+  std::string unasked(const std::string& request) const;
   HarnessSettings settings_;
   std::unique_ptr<LiveProcess> process_;
   HarnessPort port_;
   std::uint64_t seq_ = 0;
+  std::string last_answered_;  // "start", "request 4": what the process last answered
+  int failed_starts_ = 0;      // in a row; start() counts them
+  std::string last_failure_;   // why the last of them failed
 };
 
 }  // namespace agent_session::cli

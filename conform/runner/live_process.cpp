@@ -56,6 +56,20 @@ LiveProcess::Exchange LiveProcess::exchange(std::string_view request, std::strin
                                             Clock::time_point deadline) {
   const SigpipeBlock sigpipe_block;  // a port that is gone makes our write EPIPE, never a signal
   err_.clear();
+  if (answered_) {
+    // What can be read now was written before this request was sent: an
+    // answer for a request not yet sent (harness.md §4), never taken for
+    // this one's. What was written with the last answer is in pending_.
+    for (int reads = 0; reads < 64 && started_.out.get() >= 0 && pending_.size() <= limit; ++reads) {
+      pollfd fd{started_.out.get(), POLLIN, 0};
+      if (::poll(&fd, 1, 0) <= 0) break;
+      read_some(started_.out, pending_);
+    }
+    if (!pending_.empty()) {
+      unasked_ = pending_.size();
+      return Exchange::unasked;
+    }
+  }
   std::size_t written = 0;
   for (;;) {
     if (const auto newline = pending_.find('\n'); newline != std::string::npos && newline <= limit) {
@@ -64,6 +78,7 @@ LiveProcess::Exchange LiveProcess::exchange(std::string_view request, std::strin
       // An answer before the whole request was taken answers no request
       // of ours: its input ends here, so the next exchange finds it closed.
       if (written < request.size()) started_.in.reset();
+      answered_ = true;
       return Exchange::answered;
     }
     if (pending_.size() > limit) return Exchange::too_long;

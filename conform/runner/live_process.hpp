@@ -45,16 +45,27 @@ class LiveProcess {
     timed_out,  // no whole line by the deadline
     closed,     // its standard output ended first (it exited, most likely)
     too_long,   // more than `limit` bytes without a "\n"
+    // Bytes that answer no request (harness.md §4): there before this
+    // request was sent, after an earlier answer (written with it, or
+    // after it). Nothing was sent; unasked_bytes() says how many.
+    unasked,
   };
   // Writes `request` to its standard input while reading its standard
   // output up to the next "\n" (and its standard error, kept for
   // stderr_tail), all at once with poll(2): neither side can deadlock the
-  // other. Bytes after the "\n" are kept for the next exchange.
+  // other. Bytes after the "\n" are kept, and make the next exchange
+  // `unasked`, as do bytes readable when it begins (but for the first
+  // exchange, whose request the port may answer before we have written
+  // it all).
   Exchange exchange(std::string_view request, std::string& line, std::size_t limit, Clock::time_point deadline);
 
   // The last bytes (at most 1000) it wrote on standard error since the
   // last exchange began.
   std::string stderr_tail() const;
+
+  // How many bytes the last `unasked` exchange found (at least; at most
+  // `limit` of them were read).
+  std::size_t unasked_bytes() const { return unasked_; }
 
   // Closes its standard input and waits until `until` for it to exit on
   // its own, serving its outputs; then it and all it started are killed.
@@ -66,8 +77,10 @@ class LiveProcess {
   supervision::Started started_;
   bool running_ = false;
   std::string start_error_;
-  std::string pending_;  // standard output read past the last line
-  std::string err_;      // standard error since the last exchange began
+  std::string pending_;    // standard output read past the last line
+  std::string err_;        // standard error since the last exchange began
+  bool answered_ = false;  // an exchange has been answered
+  std::size_t unasked_ = 0;
 };
 
 }  // namespace agent_session::cli

@@ -1,7 +1,11 @@
 #include "runner/supervision.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +13,52 @@
 #include <sys/wait.h>
 
 namespace agent_session::cli::supervision {
+
+namespace {
+
+// Every supervisor not yet reaped, for stop_every_supervisor. Held for
+// good by the signal path, so that no supervisor is started, or reaped
+// (its pid freed for another process), after it has looked.
+std::mutex& live_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<pid_t>& live() {
+  static std::vector<pid_t> pids;
+  return pids;
+}
+
+// The signals a clean end (runner/clean_ends.hpp) blocked in every
+// thread, a bit each: a program gets them back as it would have had them.
+std::atomic<unsigned long> held_for_clean_ends{0};
+
+}  // namespace
+
+void hold_for_clean_ends(const sigset_t& signals) {
+  unsigned long bits = 0;
+  for (int sig = 1; sig < 64; ++sig) bits |= sigismember(&signals, sig) == 1 ? 1ul << sig : 0;
+  held_for_clean_ends = bits;
+}
+
+void stop_every_supervisor(Clock::time_point until) noexcept {
+  live_mutex().lock();  // never unlocked: the process exits holding it
+  const std::vector<pid_t>& pids = live();
+  for (const pid_t pid : pids) {
+    ::kill(pid, SIGTERM);  // it kills its program's tree, reports and exits
+    ::kill(pid, SIGCONT);
+  }
+  const auto exited = [](pid_t pid) {
+    siginfo_t info{};
+    // WNOWAIT: the thread that started it still reaps it, if it gets to.
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
+  };
+  while (Clock::now() < until && !std::all_of(pids.begin(), pids.end(), exited)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (const pid_t pid : pids) {
+    if (!exited(pid)) ::kill(pid, SIGKILL);
+  }
+}
 
 void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
@@ -86,6 +136,11 @@ int Supervisor::finish(Clock::time_point until) {
 // Bounded: the supervisor has closed its last descriptor in exit, or has
 // been sent SIGKILL.
 int Supervisor::reap() {
+  {
+    const std::lock_guard lock(live_mutex());  // before its pid is freed
+    auto& pids = live();
+    pids.erase(std::remove(pids.begin(), pids.end(), pid_), pids.end());
+  }
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -121,14 +176,22 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
   Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
+  sigset_t mask = program_mask;
+  for (int sig = 1; sig < 64; ++sig) {
+    if ((held_for_clean_ends >> sig) & 1) sigdelset(&mask, sig);
+  }
   const SupervisorLaunch launch{c_argv.data(),      cwd.empty() ? nullptr : cwd.c_str(),
                                 in.read.get(),      out.write.get(),
                                 err.write.get(),    status.write.get(),
-                                report.write.get(), program_mask,
+                                report.write.get(), mask,
                                 ::getpid()};
+  std::unique_lock lock(live_mutex());  // a clean end that has begun waits for none started after it
+  live().reserve(live().size() + 1);
   const pid_t pid = ::fork();
   if (pid < 0) throw_errno("fork");
   if (pid == 0) run_supervisor(launch);
+  live().push_back(pid);
+  lock.unlock();
   started.supervisor = Supervisor(pid, std::move(report.read));
   in.read.reset();
   out.write.reset();

@@ -135,4 +135,15 @@ struct Started {
 Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
                          const std::string& cwd = "");
 
+// For a clean end (runner/clean_ends.hpp), which blocks `signals` in
+// every thread to wait for them: programs started from then on get them
+// unblocked, as they would have had them.
+void hold_for_clean_ends(const sigset_t& signals);
+
+// Tells every supervisor not yet reaped to stop (each kills its program's
+// tree), waits until `until` for them to exit, then kills those left.
+// After it, no supervisor is started or reaped: for the signal path only,
+// just before the process exits.
+void stop_every_supervisor(Clock::time_point until) noexcept;
+
 }  // namespace agent_session::cli::supervision

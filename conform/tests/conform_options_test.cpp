@@ -97,7 +97,8 @@ TEST(ConformOptions, EverythingAfterTheSeparatorIsThePortsCommandLine) {
 
 TEST(ConformOptions, BadValuesAreUsageErrorsThatNameTheOptionAndValue) {
   EXPECT_EQ(usage_error({"--jobs", "0"}), "--jobs: \"0\" is not a whole number from 1 to 64");
-  EXPECT_EQ(usage_error({"--timeout", "nan"}), "--timeout: \"nan\" is not a finite number of seconds above 0");
+  EXPECT_EQ(usage_error({"--timeout", "nan"}),
+            "--timeout: \"nan\" is not a decimal number of seconds from 0.1 to 1000000");
   EXPECT_EQ(usage_error({"--report", "xml=a"}), "--report: \"xml=a\" is not junit=FILE or json=FILE");
   EXPECT_EQ(usage_error({"--format", "xml"}), "--format: \"xml\" is neither text nor tap");
   for (const char* bad : {"", "65", "-1", "1.5", "+2", " 2", "2 ", "0x2", "99999999999999999999999"}) {
@@ -112,8 +113,26 @@ TEST(ConformOptions, BadValuesAreUsageErrorsThatNameTheOptionAndValue) {
   for (const char* bad : {"junit=", "json=", "junit", "=a", ""}) {
     EXPECT_NE(usage_error({"--report", bad}).find("--report: "), std::string::npos) << bad;
   }
-  EXPECT_EQ(usage_error({"--timeout", "1e-3"}), "(no error)");
   EXPECT_EQ(usage_error({"--jobs", "007"}), "(no error)");
+}
+
+// issue 31: --timeout 0.0001 became 0 ms and failed every check, and
+// strtod's forms (hex floats, exponents) were taken. One rule for conform,
+// exec-adapter and fuzz (parse_seconds): decimal only, 0.1 s at least.
+TEST(ConformOptions, SecondsAreDecimalOnlyFromAStatedMinimum) {
+  for (const char* bad :
+       {"0x10", "0x1p3", "1e3", "1e-3",  "1E2",    " 5",   "5 ",       "+5",        "-5",    "inf", "nan",
+        "INF",  ".5",    "5.",  "1.2.3", "0.0001", "0.09", "0.099999", "1000000.5", "1e400", "",    "\xff"}) {
+    EXPECT_EQ(usage_error({"--timeout", bad}).rfind("--timeout: ", 0), 0u) << bad;
+    EXPECT_EQ(cli::parse_seconds(bad, cli::kMinTimeoutSeconds, cli::kMaxSeconds), std::nullopt) << bad;
+  }
+  EXPECT_EQ(usage_error({"--timeout", "0.0001"}),
+            "--timeout: \"0.0001\" is not a decimal number of seconds from 0.1 to 1000000");
+  for (const auto& [good, value] : std::vector<std::pair<const char*, double>>{
+           {"0.1", 0.1}, {"10", 10}, {"2.50", 2.5}, {"007", 7}, {"1000000", 1e6}, {"0.100", 0.1}}) {
+    EXPECT_EQ(parse_conform_options({"--timeout", good, "--", "p"}).timeout_seconds, value) << good;
+  }
+  EXPECT_NE(cli::conform_help("x").find("a decimal from 0.1 to 1000000"), std::string::npos);
 }
 
 TEST(ConformOptions, UnknownMissingRepeatedAndValuedFlags) {

@@ -175,8 +175,10 @@ TEST_F(FakeVectors, UsageProblemsExitTwo) {
   EXPECT_NE(r.err.find("cannot run '/nonexistent/port': No such file or directory"), std::string::npos) << r.err;
   EXPECT_EQ(conform(dir_, shell_port("true"), {"--timeout", "0"}).exit_code, 2);
   EXPECT_EQ(conform(dir_, shell_port("true"), {"--jobs", "0"}).exit_code, 2);
-  // Any positive timeout is fine, however large (no overflow, no hang).
-  EXPECT_EQ(conform(dir_, shell_port("printf '1 messages\\n'"), {"--timeout", "1e300"}).exit_code, 0);
+  // The largest timeout is fine (no overflow, no hang); past it, or as an
+  // exponent, it is a usage error (parse_seconds: decimal only).
+  EXPECT_EQ(conform(dir_, shell_port("printf '1 messages\\n'"), {"--timeout", "1000000"}).exit_code, 0);
+  EXPECT_EQ(conform(dir_, shell_port("printf '1 messages\\n'"), {"--timeout", "1e300"}).exit_code, 2);
 }
 
 TEST_F(FakeVectors, DiffsArePrintableControlsAndBrokenUtf8EscapedTheRestAsIs) {

@@ -2,6 +2,7 @@
 // seed, every listed shape occurs), the reference's checks, the shrinker
 // (keeps the difference, ends smaller), the vector it writes (the runner
 // reads it back) and its option parser.
+#include "fuzz/fuzz_command.hpp"
 #include "fuzz/fuzz_inputs.hpp"
 #include "fuzz/fuzz_options.hpp"
 #include "fuzz/reference_checks.hpp"
@@ -13,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -175,6 +177,31 @@ TEST(FuzzOptions, ParsesAndRefuses) {
   refuses({"--frob", "--", "p"}, "unknown option");
   refuses({"--seed", "1"}, "no port");
   refuses({"--time", "0", "--", "p"}, "--time");
+}
+
+// issue 31: --time 0x10 was a hex float, and --timeout 0.0001 became 0 ms,
+// so the reference itself was reported as a difference. The runner's rule
+// (cli::parse_seconds): decimal only, --timeout from 0.1 s; exit 2.
+TEST(FuzzOptions, SecondsAreDecimalOnlyAndTimeoutHasAMinimum) {
+  for (const char* option : {"--time", "--timeout", "--shrink-time"}) {
+    for (const char* bad : {"0x10", "1e3", " 5", "inf", "nan", "+5", "5.", ".5", "0"}) {
+      std::ostringstream out, err;
+      EXPECT_EQ(fuzz_main({option, bad, "--", "p"}, "agent-session-conform", out, err), 2) << option << bad;
+      EXPECT_NE(err.str().find(std::string(option) + ": \"" + bad + "\" is not a decimal number of seconds from "),
+                std::string::npos)
+          << err.str();
+      EXPECT_EQ(out.str(), "");
+    }
+  }
+  std::ostringstream out, err;
+  EXPECT_EQ(fuzz_main({"--timeout", "0.0001", "--", "p"}, "agent-session-conform", out, err), 2);
+  EXPECT_EQ(err.str(),
+            "agent-session-conform fuzz: --timeout: \"0.0001\" is not a decimal number of seconds from 0.1 to 1000000 "
+            "(agent-session-conform fuzz --help)\n");
+  EXPECT_EQ(parse_fuzz_options({"--timeout", "0.1", "--time", "2.5", "--", "p"}).timeout_seconds, 0.1);
+  EXPECT_EQ(parse_fuzz_options({"--time", "2.5", "--", "p"}).time_seconds, 2.5);
+  EXPECT_NE(fuzz_help("x").find("--timeout SECONDS per run of the port, a decimal from 0.1 to 1000000"),
+            std::string::npos);
 }
 
 }  // namespace

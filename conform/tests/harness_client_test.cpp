@@ -9,10 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -22,6 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using cli::HarnessClient;
 using cli::ProcessEnd;
+using test_support::conform;
+using test_support::FakeVectors;
+using test_support::kOneMessage;
 using test_support::shell_port;
 
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
@@ -193,6 +199,120 @@ TEST(HarnessClient, APortThatIgnoresStopIsKilledWithinTheTimeout) {
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("did not answer stop"), std::string::npos) << *problem;
   EXPECT_EQ(port.stop(), std::nullopt);
+}
+
+std::vector<std::string> fail_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("FAIL")) lines.push_back(line);
+  return lines;
+}
+
+std::size_t count_containing(const std::vector<std::string>& lines, const std::string& text) {
+  return static_cast<std::size_t>(
+      std::count_if(lines.begin(), lines.end(), [&](const std::string& line) { return line.find(text) != line.npos; }));
+}
+
+// issue 31: a port whose harness dies and never answers start again made
+// every remaining check pay --timeout for a start (5 small vectors at 2 s
+// took 63 s). Now kRestartAttempts failed starts in a row end the job's
+// restarts and the rest fail at once, named. The time is recorded, never
+// asserted; the starts the port saw are counted.
+TEST_F(FakeVectors, HarnessRestartsStopAfterTheBudgetAndTheRestFailAtOnce) {
+  const int vectors = 6;
+  for (int i = 0; i < vectors; ++i)
+    add("v" + std::to_string(i), "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  const fs::path starts = dir_.string() + ".starts";
+  const auto port =
+      shell_port("echo start >> '" + starts.string() + R"('; [ "$(wc -l < ')" + starts.string() +
+                 R"-(')" -gt 1 ] && exec sleep 600; )-"
+                 R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},)"
+                 R"("commands":["check","estimate","canon","trim"]}'; read l; exit 1)");
+  const auto began = std::chrono::steady_clock::now();
+  const auto r = conform(dir_, port, {"--harness", "--timeout", "2"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  RecordProperty("seconds", std::to_string(seconds));
+  std::cout << "[ timing   ] " << vectors << " vectors, 2 s timeout, restart budget " << cli::kRestartAttempts << ": "
+            << seconds << " s\n";
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // v0 FILE: the run the port died on; v0 -, v1 FILE and - (one line for
+  // both): the budget's restarts, each a start not answered within 2 s;
+  // v2 on: given up at once.
+  const auto lines = fail_lines(r.out);
+  ASSERT_EQ(lines.size(), vectors + 1u) << r.out;
+  EXPECT_NE(lines[0].find("the port's harness process ended without answering (exit 1)"), std::string::npos);
+  EXPECT_EQ(count_containing(lines, "cannot restart the port: "), 2u);
+  const std::string gave_up = "the port's harness could not be restarted (" + std::to_string(cli::kRestartAttempts) +
+                              " attempts in a row failed: 'sh -c ";
+  EXPECT_EQ(count_containing(lines, gave_up), vectors - 2u) << r.out;
+  EXPECT_EQ(count_containing(lines, "did not answer start within 2"), lines.size() - 1);
+  std::ifstream in(starts);
+  std::string line;
+  int seen = 0;
+  while (std::getline(in, line)) ++seen;
+  EXPECT_EQ(seen, 1 + cli::kRestartAttempts);  // the first start, then the budget's restarts
+  fs::remove(starts);
+}
+
+// A start that succeeds resets the count: a port that answers every third
+// start only (and dies on every run) is never given up on, although it
+// fails kRestartAttempts - 1 starts in a row again and again.
+TEST(HarnessClient, ASuccessfulStartResetsTheRestartBudget) {
+  static_assert(cli::kRestartAttempts == 3, "the port below fails two starts in a row");
+  const fs::path starts = fs::temp_directory_path() / ("agent-session-starts-" + std::to_string(::getpid()));
+  fs::remove(starts);
+  HarnessClient port(settings(
+      shell_port("echo s >> '" + starts.string() + R"('; [ $(( $(wc -l < ')" + starts.string() +
+                 R"(') % 3 )) = 1 ] || exit 3; )"
+                 R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"f","version":"0","language":"sh"},)"
+                 R"("commands":["check","estimate","canon","trim"]}'; read l; exit 1)"),
+      std::chrono::milliseconds(2000)));
+  ASSERT_EQ(port.start(), std::nullopt);
+  for (int i = 0; i < 9; ++i) {
+    const auto r = port.run({"check", "-"}, "{}\n");
+    EXPECT_EQ(r.end, ProcessEnd::harness_failure) << i;
+    EXPECT_EQ(r.error.find("could not be restarted"), std::string::npos) << i << ": " << r.error;
+  }
+  fs::remove(starts);
+}
+
+// issue 31: an answer n followed in the same write by a forged answer n+1
+// had n+1 accepted although request n+1 was never sent, and the port's
+// real answer then blamed the next check (harness.md §4). Bytes after an
+// answer are an answer to no request: the run they were meant for fails,
+// named, the port is restarted, and the vector after it passes.
+TEST_F(FakeVectors, AnAnswerWrittenBeforeItsRequestFailsThatCheckAndNoOther) {
+  for (const char* name : {"v1", "v2", "v3"}) add(name, "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  const std::string answer =
+      R"({\"op\":\"run\",\"seq\":%s,\"exit\":0,\"stdout_b64\":\"MSBtZXNzYWdlcwo=\",\"stderr_b64\":\"\"}\n)";
+  const auto forging =
+      scripted(R"(if [ "$seq" = 1 ]; then printf ")" + answer + answer + R"(" "$seq" 2; else )" + kAnswerOne + "; fi");
+  const auto r = conform(dir_, forging, {"--harness", "--timeout", "10"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto lines = fail_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_NE(lines[0].find("v1"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("the port wrote 78 bytes after its answer to request 1, before request 2 was sent (killed)"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(r.out.find("2 passed, 1 failed"), std::string::npos) << r.out;
+}
+
+// The same on the client: bytes the port writes after its answer, later
+// but before the next request, fail that request unsent; stop too.
+TEST(HarnessClient, BytesAfterAnAnswerFailTheNextRequestUnsent) {
+  HarnessClient port(settings(scripted(kAnswerOne + R"(; case "$l" in *late*) sleep 0.2; echo stale;; esac)")));
+  ASSERT_EQ(port.start(), std::nullopt);
+  EXPECT_EQ(port.run({"late"}, "").end, ProcessEnd::exited);
+  ::usleep(600000);
+  const auto r = port.run({"check", "-"}, "{}\n");
+  EXPECT_EQ(r.end, ProcessEnd::harness_failure);
+  EXPECT_EQ(r.error, "the port wrote 6 bytes after its answer to request 1, before request 2 was sent (killed)");
+  EXPECT_EQ(port.run({"late"}, "").out, "1 messages\n");  // a fresh port: its answer to start came first
+  ::usleep(600000);
+  EXPECT_NE(port.stop().value_or("").find("wrote 6 bytes after its answer to request 3, before stop was sent"),
+            std::string::npos);
 }
 
 }  // namespace

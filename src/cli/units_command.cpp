@@ -78,18 +78,20 @@ void print_units(const NumberedSession& session, bool json, std::ostream& out) {
   const std::vector<ContextUnit> units = context_units(session.messages);
   std::uint64_t cumulative = 0;
   if (json) {
-    Json list = Json::array();
+    // Written unit by unit, never as one document of the whole session: a
+    // Json value costs hundreds of bytes per unit (a 10-million-line
+    // session took gigabytes). The bytes are what Json::dump() wrote: the
+    // keys in this order, no spaces; the total comes before the units.
+    std::uint64_t total = 0;
+    for (const ContextUnit& unit : units) total += unit.chars;
+    out << "{\"messages\":" << session.messages.size() << ",\"chars\":" << total << ",\"units\":[";
     for (auto unit = units.rbegin(); unit != units.rend(); ++unit) {
       cumulative += unit->chars;
-      Json entry = unit_json(session, *unit);
-      entry["cumulative_chars"] = cumulative;
-      list.push_back(std::move(entry));
+      out << (unit == units.rbegin() ? "" : ",") << "{\"begin\":" << unit->begin << ",\"end\":" << unit->end
+          << ",\"first_line\":" << session.lines[unit->begin] << ",\"last_line\":" << session.lines[unit->end - 1]
+          << ",\"chars\":" << unit->chars << ",\"cumulative_chars\":" << cumulative << '}';
     }
-    Json result = Json::object();
-    result["messages"] = session.messages.size();
-    result["chars"] = cumulative;
-    result["units"] = std::move(list);
-    out << result.dump() << '\n';
+    out << "]}\n";
     return;
   }
   out << "newest first; a budget N keeps the units whose cumulative chars are <= N (UTF-16 code units)\n";
