@@ -22,13 +22,15 @@ using internal::Fd;
 
 // The listed folders. Held for good by the signal path once it removes
 // them, so that every other thread waits at it until the process exits.
+// Never destroyed: a folder owned by a static (fuzz_port's) is removed
+// after every function-local static made later is gone.
 std::mutex& list_mutex() {
-  static std::mutex mutex;
-  return mutex;
+  static auto* mutex = new std::mutex;
+  return *mutex;
 }
 std::vector<fs::path>& listed() {
-  static std::vector<fs::path> folders;
-  return folders;
+  static auto* folders = new std::vector<fs::path>;
+  return *folders;
 }
 
 bool is_folder(int at, const char* name) {

@@ -28,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::conform_binary;
 using test_support::FakeVectors;
+using test_support::unprivileged;
 using test_support::kOneMessage;
 
 std::set<std::string> entries(const fs::path& folder) {
@@ -44,11 +45,6 @@ std::vector<std::string> in_folder(const fs::path& folder, const std::vector<std
   return prefix;
 }
 
-// As root, permissions bind no one: the runner runs as nobody.
-std::vector<std::string> unprivileged() {
-  if (::geteuid() != 0) return {};
-  return {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-}
 
 const std::string kHi = "{\"role\":\"user\",\"content\":\"hi\"}\n";
 

@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 using test_support::conform_binary;
 using test_support::ConformRun;
 using test_support::FakeVectors;
+using test_support::unprivileged;
 using test_support::kOneMessage;
 using test_support::shell_port;
 using test_support::without_reproduce;
@@ -38,11 +39,6 @@ std::string file_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// As root, permissions bind no one: the runner runs as nobody.
-std::vector<std::string> unprivileged() {
-  if (::geteuid() != 0) return {};
-  return {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-}
 
 // A port that prints FILE's bytes (or standard input's, for `-`): what a
 // vector's input reaches, it shows.

@@ -28,6 +28,7 @@ using internal::terminal_safe;
 using test_support::conform;
 using test_support::conform_binary;
 using test_support::FakeVectors;
+using test_support::unprivileged;
 using test_support::kOneMessage;
 using test_support::shell_port;
 using test_support::without_reproduce;
@@ -250,11 +251,6 @@ TEST_F(FakeVectors, AnEntryWhoseTypeCannotBeReadFailsAsAVector) {
   EXPECT_EQ(r.err, "");
 }
 
-// As root, reading needs no permission: run the runner as nobody.
-std::vector<std::string> unprivileged() {
-  if (::geteuid() != 0) return {};
-  return {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-}
 
 TEST_F(FakeVectors, AnUnreadableVectorsFolderExitsThreeWithOneLine) {
   add("y_one", "{}\n", kOneMessage);

@@ -92,6 +92,14 @@ inline std::string without_reproduce(const std::string& out) {
   return kept;
 }
 
+// The prefix that runs a command as nobody when the test is root, since
+// permissions bind no root (a folder a port made unreadable, a vectors
+// folder that cannot be listed); nothing otherwise.
+inline std::vector<std::string> unprivileged() {
+  if (::geteuid() != 0) return {};
+  return {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+}
+
 inline const std::string kOneMessage = R"({"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})";
 
 }  // namespace agent_session::test_support
