@@ -284,7 +284,9 @@ TEST_P(ConformMutant, FailsAndIsNamedByTheVectorsThatExposeIt) {
   // One mistake, not a broken port: most vectors still pass.
   EXPECT_GT(std::stoul(summary[1]), vector_count() / 2) << r.out;
   EXPECT_GE(std::stoul(summary[2]), mutant.caught_by.size());
-  if (mutant.only_these) EXPECT_EQ(std::stoul(summary[2]), mutant.caught_by.size()) << r.out;
+  if (mutant.only_these) {
+    EXPECT_EQ(std::stoul(summary[2]), mutant.caught_by.size()) << r.out;
+  }
   std::cout << mutant.script << ":\n" << r.out;
 }
 
