@@ -8,9 +8,10 @@
 // The same seed gives the same text: a failing run replays from its seed.
 // The JSON pieces (strings, numbers, keys, values) are in
 // session_writer.cpp; the records built from them (messages, broken lines,
-// tool-call histories) in session_records.cpp; damage to the bytes and
-// mutations of the vectors' inputs in byte_damage.cpp. Every shape it
-// writes is counted (Shape, counts()), so a test can see that each occurs.
+// tool-call histories) in session_records.cpp; each token at its edge and
+// its near misses in token_edges.cpp; damage to the bytes and mutations of
+// the vectors' inputs in byte_damage.cpp. Every shape it writes is counted
+// (Shape, counts()), so a test can see that each occurs.
 #pragma once
 
 #include "base/utf8.hpp"
