@@ -43,7 +43,7 @@ std::size_t inside_a_string(const std::string& bytes, SessionWriter& writer) {
 }
 
 void damage_once(std::string& bytes, SessionWriter& writer) {
-  switch (writer.below(8)) {
+  switch (writer.below(9)) {
     case 0: {
       writer.note(Shape::invalid_utf8);
       static const std::vector<std::string> kBytes = {
@@ -87,6 +87,9 @@ void damage_once(std::string& bytes, SessionWriter& writer) {
       if (colon != std::string::npos) bytes.insert(colon + 1, writer.pick(kHuge) + ",\"n\":");
       return;
     }
+    case 7:  // a token edge inside a string: an escape, a surrogate order, a control, UTF-8
+      bytes.insert(inside_a_string(bytes, writer), writer.string_edge());
+      return;
     case 4:
       writer.note(Shape::nul);
       bytes.insert(writer.chance(0.5) ? inside_a_string(bytes, writer) : writer.below(bytes.size() + 1),
@@ -96,6 +99,36 @@ void damage_once(std::string& bytes, SessionWriter& writer) {
       writer.note(Shape::whitespace_line);
       static const std::vector<std::string> kBlank = {" \n", "\t\n", "  \t \n", " \r\n", "\f\n", "\xC2\xA0\n"};
       bytes.insert(line_start(bytes, writer), writer.pick(kBlank));
+      return;
+    }
+  }
+}
+
+// One token of `line` replaced by a token edge of its kind (token_edges.cpp):
+// a literal by a near miss (nulx, nUll), a number by a form at an edge or
+// past it (01, -, 1e+, the overflow midpoint), a `\u` escape by an escape
+// edge or a surrogate order. Nothing when the line has no such token.
+void replace_token(std::string& line, SessionWriter& writer) {
+  const std::size_t from = writer.below(line.size() + 1);
+  switch (writer.below(3)) {
+    case 0: {
+      static const std::vector<std::string> kLiterals = {"null", "true", "false"};
+      for (const std::string& literal : kLiterals) {
+        const std::size_t at = line.find(literal, from);
+        if (at != std::string::npos) return void(line.replace(at, literal.size(), writer.literal_edge()));
+      }
+      return;
+    }
+    case 1: {
+      const std::size_t at = line.find_first_of("-0123456789", from);
+      if (at == std::string::npos || at == 0 || line[at - 1] == '"' || line[at - 1] == '\\') return;
+      const std::size_t end = line.find_first_not_of("0123456789.eE+-", at);
+      line.replace(at, (end == std::string::npos ? line.size() : end) - at, writer.number_edge_form());
+      return;
+    }
+    default: {
+      const std::size_t at = line.find("\\u", from);
+      if (at != std::string::npos && at + 6 <= line.size()) line.replace(at, 6, writer.string_edge());
       return;
     }
   }
@@ -113,7 +146,7 @@ std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter&
   std::vector<std::string> lines = split_lines(writer.pick(inputs));
   for (std::size_t n = 1 + writer.below(3); n > 0; --n) {
     const std::size_t at = lines.empty() ? 0 : writer.below(lines.size());
-    switch (writer.below(lines.empty() ? 1 : 8)) {
+    switch (writer.below(lines.empty() ? 1 : 9)) {
       case 0: {  // a generated message, or a line of another vector
         const std::vector<std::string> other = split_lines(writer.pick(inputs));
         std::string line = other.empty() || writer.chance(0.5) ? writer.message() + "\n" : writer.pick(other);
@@ -142,6 +175,7 @@ std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter&
         line.replace(digit, (end == std::string::npos ? line.size() : end) - digit, writer.edge_number());
         break;
       }
+      case 7: replace_token(lines[at], writer); break;
       default: {
         std::string bytes = damage(join_lines(lines), writer);
         lines = split_lines(bytes);

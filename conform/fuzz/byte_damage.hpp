@@ -16,12 +16,14 @@ namespace agent_session::fuzz {
 // (cut mid-line, no newline), a byte-order mark (at the start or at a
 // line's), CR (a CRLF line end or a lone `\r` line), a NUL byte, an
 // escaped lone surrogate, an integer past the largest double, a
-// whitespace-only line.
+// whitespace-only line, a token edge inside a string (an escape, a
+// surrogate order, a raw control, UTF-8 edge bytes: token_edges.cpp).
 std::string damage(std::string bytes, SessionWriter& writer);
 
 // One of `inputs` (the vectors' input.jsonl bytes, not empty) changed: lines
 // dropped, repeated, swapped or spliced from another vector, a generated
-// message inserted, a digit or a byte changed, or damage() above.
+// message inserted, a digit or a byte changed, a literal, number or `\u`
+// escape replaced by a token edge, or damage() above.
 std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter& writer);
 
 // `bytes` split after each `\n` (the last piece may lack one), and joined back.

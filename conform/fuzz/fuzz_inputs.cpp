@@ -17,18 +17,23 @@ std::uint64_t input_seed(std::uint64_t seed, std::uint64_t index) {
 
 namespace {
 
+// Now and then a line of token edges (token_edges.cpp) among the messages.
 std::string messages(SessionWriter& writer, std::size_t count) {
   std::string bytes;
-  for (std::size_t m = 0; m < count; ++m) bytes += writer.message() + writer.line_end() + writer.empty_lines();
+  for (std::size_t m = 0; m < count; ++m) {
+    bytes += (writer.chance(0.1) ? writer.edge_line() : writer.message()) + writer.line_end() + writer.empty_lines();
+  }
   if (writer.chance(0.3) && !bytes.empty()) bytes.pop_back();  // no newline at the end of the file
   return bytes;
 }
 
-// Good lines, one bad line, then lines good or bad: the first bad one wins.
+// Good lines, one bad line (or a line of token edges, bad or not), then
+// lines good or bad: the first bad one wins.
 std::string invalid_session(SessionWriter& writer) {
   std::string bytes = messages(writer, writer.below(4));
   if (!bytes.empty() && bytes.back() != '\n') bytes += '\n';
-  bytes += (writer.chance(0.5) ? writer.bad_json() : writer.bad_record()) + writer.line_end();
+  const std::size_t bad = writer.below(3);
+  bytes += (bad == 0 ? writer.bad_json() : bad == 1 ? writer.bad_record() : writer.edge_line()) + writer.line_end();
   for (std::size_t n = writer.below(3); n > 0; --n) {
     bytes += (writer.chance(0.5) ? writer.message() : writer.bad_record()) + writer.line_end();
   }

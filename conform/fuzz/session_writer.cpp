@@ -37,7 +37,19 @@ const char* shape_name(Shape shape) {
                                            "cr",
                                            "nul",
                                            "whitespace_line",
-                                           "vector_mutation"};
+                                           "vector_mutation",
+                                           "literal_near_miss",
+                                           "literal_case",
+                                           "number_near_miss",
+                                           "number_form_edge",
+                                           "escape_letter",
+                                           "escape_near_miss",
+                                           "unicode_escape_edge",
+                                           "surrogate_pair_order",
+                                           "high_escape_line_end",
+                                           "raw_control",
+                                           "utf8_edge",
+                                           "nested_edge"};
   static_assert(std::size(kNames) == kShapeCount);
   return kNames[static_cast<std::size_t>(shape)];
 }

@@ -8,9 +8,10 @@
 // The same seed gives the same text: a failing run replays from its seed.
 // The JSON pieces (strings, numbers, keys, values) are in
 // session_writer.cpp; the records built from them (messages, broken lines,
-// tool-call histories) in session_records.cpp; damage to the bytes and
-// mutations of the vectors' inputs in byte_damage.cpp. Every shape it
-// writes is counted (Shape, counts()), so a test can see that each occurs.
+// tool-call histories) in session_records.cpp; each token at its edge and
+// its near misses in token_edges.cpp; damage to the bytes and mutations of
+// the vectors' inputs in byte_damage.cpp. Every shape it writes is counted
+// (Shape, counts()), so a test can see that each occurs.
 #pragma once
 
 #include "base/utf8.hpp"
@@ -56,6 +57,18 @@ enum class Shape : std::size_t {
   nul,
   whitespace_line,  // damage to the bytes
   vector_mutation,  // a mutated input of a conformance vector
+  literal_near_miss,
+  literal_case,  // token edges (token_edges.cpp): nulx, nul, trux; nUll, TRUE
+  number_near_miss,
+  number_form_edge,  // 0., .5, 01, -, 1e+; -0, 5e-324, the overflow midpoint
+  escape_letter,
+  escape_near_miss,  // \n, \u00E9; \x, \U, \u041
+  unicode_escape_edge,
+  surrogate_pair_order,
+  high_escape_line_end,  // \u at range edges, surrogate pairs in every order, a line cut after a high one
+  raw_control,
+  utf8_edge,    // raw 0x00-0x1F and DEL in strings; UTF-8 lead and continuation edges
+  nested_edge,  // a token edge inside nested arrays: {"":[["\ud800"]]}
   count
 };
 inline constexpr std::size_t kShapeCount = static_cast<std::size_t>(Shape::count);
@@ -105,6 +118,20 @@ class SessionWriter {
   std::string edge_number();
   // A string literal of up to `max_pieces` pieces, quotes included.
   std::string string_literal(std::size_t max_pieces);
+
+  // Token edges (token_edges.cpp), right or one step past SPEC.md §2/§2.1.
+  // A literal, or one with a letter missing, changed, added or recased.
+  std::string literal_edge();
+  // A number form at an edge (-0, 5e-324, the overflow midpoint), or a near
+  // miss that is no number (0., .5, 01, -, 1e+).
+  std::string number_edge_form();
+  // A piece of a string's body: an escape or near miss, `\u` at a range
+  // edge, surrogate escapes in any order, a raw control, UTF-8 edge bytes.
+  std::string string_edge();
+  // A line holding token edges where a rule sees them (content, a tool
+  // input, a key, a dropped field, nested arrays), without its line end;
+  // now and then cut right after a high escape.
+  std::string edge_line();
 
  private:
   // JSON text (session_writer.cpp).

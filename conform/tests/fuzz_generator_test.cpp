@@ -2,6 +2,8 @@
 // seed, every listed shape occurs), the reference's checks, the shrinker
 // (keeps the difference, ends smaller), the vector it writes (the runner
 // reads it back) and its option parser.
+#include "fuzz/byte_damage.hpp"
+#include "fuzz/compare.hpp"
 #include "fuzz/fuzz_command.hpp"
 #include "fuzz/fuzz_inputs.hpp"
 #include "fuzz/fuzz_options.hpp"
@@ -12,8 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,6 +55,138 @@ TEST(FuzzGenerator, WritesEveryListedShapeOver3000Inputs) {
     EXPECT_GE(total[s], 10u) << shape_name(static_cast<Shape>(s));
     std::cout << shape_name(static_cast<Shape>(s)) << ": " << total[s] << '\n';
   }
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Each named near miss of SPEC.md §2's tokens, and each §2.1 edge, comes
+// out of the token-edge pieces at seed 1: removing one fails here.
+TEST(FuzzGenerator, TokenEdgesReachEachNamedEdge) {
+  SessionWriter writer(1);
+  std::set<std::string> literals, numbers, pieces;
+  std::string lines;
+  for (int i = 0; i < 50000; ++i) {
+    literals.insert(writer.literal_edge());
+    numbers.insert(writer.number_edge_form());
+    pieces.insert(lowercase(writer.string_edge()));
+    lines += lowercase(writer.edge_line()) + "\n";
+  }
+  for (const char* literal : {"nul", "nulx", "nUll", "trux", "fals", "True", "FALSE", "nulll", "ull"}) {
+    EXPECT_TRUE(literals.contains(literal)) << literal;
+  }
+  for (const char* number : {"0.", ".5", "1.e5", "01", "-", "1e", "1e+", "-0", "+1", "1e-400", "5e-324", "1e400",
+                             "2.4703282292062327e-324", "1.7976931348623159e308", "1e4294967297"}) {
+    EXPECT_TRUE(numbers.contains(number)) << number;
+  }
+  EXPECT_TRUE(std::any_of(numbers.begin(), numbers.end(), [](const std::string& n) {
+    return n.size() == 310 && n.starts_with("-17976931348623158079") && n.ends_with("97792");
+  })) << "minus the overflow midpoint of SPEC.md §2.1";
+  for (const std::string piece : {"\\x41",
+                                  "\\U0041",
+                                  "\\u041",
+                                  "\\b",
+                                  "\\/",
+                                  "\\u001f",
+                                  "\\u0020",
+                                  "\\u007f",
+                                  "\\u0080",
+                                  "\\ud7ff",
+                                  "\\ue000",
+                                  "\\uffff",
+                                  "\\ud800\\udc00",
+                                  "\\ud800\\udbff",
+                                  "\\udc00\\udc00",
+                                  "\\udc00\\ud800",
+                                  "\\ud800\\ue000",
+                                  "\\udbff\\u0041",
+                                  "\\ud800x",
+                                  "\\ud800\\n",
+                                  "\x1f",
+                                  "\x7f",
+                                  "\xed\xa0\x80",
+                                  "\xed\x9f\xbf",
+                                  "\xf4\x90\x80\x80",
+                                  "\xf4\x8f\xbf\xbf",
+                                  "\xf5\x80\x80\x80",
+                                  "\x80",
+                                  "\xc0\x80",
+                                  "\xc1\xbf",
+                                  "\xe0\xa0",
+                                  "\xf0\x90\x80"}) {
+    EXPECT_TRUE(pieces.contains(lowercase(piece))) << piece;
+  }
+  for (char c = 0; c < 0x20; ++c) EXPECT_TRUE(pieces.contains(std::string(1, c))) << "raw " << int{c};
+  // Where a rule sees them: nested arrays in a tool input and a dropped
+  // field, and a line cut right after a high escape.
+  EXPECT_NE(lines.find(R"("input":{"":[["\ud800"]]}}]})"), std::string::npos);
+  EXPECT_NE(lines.find(R"("extra":{"":[["\udc00"]]}})"), std::string::npos);
+  EXPECT_NE(lines.find(R"("input":{"":[[nul]]}}]})"), std::string::npos);
+  EXPECT_NE(lines.find(R"("iserror":true})"), std::string::npos);
+  EXPECT_NE(lines.find(R"({"role":"user","content":"a\udbff)"
+                       "\n"),
+            std::string::npos);
+}
+
+// The mutator reaches the token edges too: a vector's literal, number or
+// escape replaced by a near miss.
+TEST(FuzzGenerator, TheMutatorReplacesTokensByNearMisses) {
+  const std::vector<std::string> inputs = {
+      R"({"role":"tool","content":"\u00e9","toolCallId":"a","isError":false})"
+      "\n"
+      R"({"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":[null,12]}]})"
+      "\n"};
+  SessionWriter writer(2);
+  std::set<std::string> lines;
+  for (int i = 0; i < 20000; ++i) {
+    for (const std::string& line : split_lines(mutate_vector(inputs, writer))) lines.insert(line);
+  }
+  // The token after `before` in some line, `size` bytes long, passes `test`.
+  const auto reached = [&](const std::string& before, std::size_t size, const auto& test) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+      const std::size_t at = line.find(before);
+      return at != std::string::npos && test(line.substr(at + before.size(), size));
+    });
+  };
+  const auto is = [](const char* text) { return [=](const std::string& token) { return token == text; }; };
+  EXPECT_TRUE(reached(R"("isError":)", 5, is("fals}"))) << "a literal with a letter missing";
+  EXPECT_TRUE(reached(R"("input":[)", 5, [](const std::string& token) {
+    return token != "null," && lowercase(token) == "null,";
+  })) << "a literal in another case";
+  EXPECT_TRUE(reached(R"("input":[null,)", 2, is("-]"))) << "a lone minus";
+  EXPECT_TRUE(reached(R"("content":"\)", 1, [](const std::string& token) {
+    return token.size() == 1 && std::string("xUav0'eBNT").find(token[0]) != std::string::npos;
+  })) << "an escape near miss";
+  EXPECT_GE(writer.counts()[static_cast<std::size_t>(Shape::literal_near_miss)], 10u);
+}
+
+// Our CLI answers every token edge as the library does (the reference the
+// fuzzer judges a port by): 400 edge lines after a good one, every check.
+TEST(FuzzGenerator, TheReferenceAndOurCliAgreeOnTokenEdges) {
+  const fs::path dir = fs::temp_directory_path() / ("fuzz_generator_edges_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string file = (dir / "input.jsonl").string();
+  cli::ConformOptions options;
+  options.command = {AGENT_SESSION_CLI};
+  options.harness = true;
+  cli::PortRunner cli(options, std::chrono::seconds(20));
+  SessionWriter writer(3);
+  std::size_t invalid = 0;
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    const std::string bytes = R"({"role":"user","content":"x"})"
+                              "\n" +
+                              writer.edge_line() + "\n";
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    const std::vector<cli::Check> checks = reference_checks(file, i);
+    invalid += checks.front().exit == 1;
+    const auto mismatch = first_mismatch(cli, checks, file, std::chrono::seconds(20));
+    EXPECT_FALSE(mismatch) << testing::PrintToString(bytes) << ": " << mismatch->reason;
+  }
+  EXPECT_GT(invalid, 100u) << "near misses make lines invalid";
+  EXPECT_LT(invalid, 390u) << "edges on the right side load";
+  fs::remove_all(dir);
 }
 
 TEST(FuzzGenerator, TheSessionWriterIsDeterministicToo) {

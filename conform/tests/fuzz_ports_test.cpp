@@ -104,6 +104,16 @@ TEST(FuzzPorts, FindsTrimFirstResultOnly) { finds("trim_first_result_only", "1")
 TEST(FuzzPorts, FindsKeysCaseInsensitive) { finds("keys_case_insensitive", "1"); }
 TEST(FuzzPorts, FindsOverflowIntegerDigits) { finds("overflow_integer_digits", "1"); }
 TEST(FuzzPorts, FindsKeyIndexUint32Wrap) { finds("key_index_uint32_wrap", "1"); }
+// The token-edge mutants (issue 30): they pass every vector of 1.2.0; the
+// generator's token edges (fuzz/token_edges.cpp) reach each.
+TEST(FuzzPorts, FindsLiteralFirstLetter) { finds("literal_first_letter", "1"); }
+TEST(FuzzPorts, FindsLiteralCaseInsensitive) { finds("literal_case_insensitive", "1"); }
+TEST(FuzzPorts, FindsNumberLoneMinus) { finds("number_lone_minus", "1"); }
+TEST(FuzzPorts, FindsControlChar1F) { finds("control_char_1f", "1"); }
+TEST(FuzzPorts, FindsSurrogateLowLowPair) { finds("surrogate_low_low_pair", "1"); }
+TEST(FuzzPorts, FindsSurrogateLowHalfE000) { finds("surrogate_low_half_e000", "1"); }
+TEST(FuzzPorts, FindsSurrogateHighDbffAsLow) { finds("surrogate_high_dbff_as_low", "1"); }
+TEST(FuzzPorts, FindsSurrogateSkipsNestedArrays) { finds("surrogate_skips_nested_arrays", "1"); }
 
 nlohmann::json json_file(const fs::path& file) {
   std::ifstream in(file);
