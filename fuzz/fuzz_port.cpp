@@ -89,7 +89,7 @@ void report(const PortUnderTest& port, const std::string& input, const fs::path&
   vector.name = "fuzz_port_" + std::to_string(seed);
   vector.input = input;
   vector.checks = reference_checks(file.string(), seed);
-  vector.rule = spec_rule(found.check);
+  vector.rule = spec_rule(found.check, file.string());
   vector.about = "found by fuzz_port: " + shell_line(port.options.command) + " failed " + shell_line(found.check.args) +
                  ": " + found.reason;
   std::vector<std::string> run = port.options.command;

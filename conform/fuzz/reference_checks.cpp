@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string_view>
 
 namespace agent_session::fuzz {
 
@@ -33,8 +34,33 @@ std::string spec_error(const std::string& err, bool with_line_number) {
   return "";
 }
 
-std::string spec_rule(const cli::Check& check) {
-  if (check.error.starts_with("invalid session JSON")) return "SPEC §2.1: the line is not JSON by the strict rules";
+namespace {
+
+// Whether the first line of `file` that is not JSON breaks one of SPEC
+// §2.1's rules, which JSON.parse does not have, rather than JSON's grammar
+// (§2): the reference's detail names the rule (spec/json_line.cpp).
+bool breaks_a_strict_rule(const std::string& file) {
+  try {
+    load_session(file);
+  } catch (const SessionError& error) {
+    for (const std::string_view rule :
+         {"ill-formed UTF-8", "surrogate U+", "number overflow parsing", "nesting deeper than 512 levels"}) {
+      if (error.detail().find(rule) != std::string::npos) return true;
+    }
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string spec_rule(const cli::Check& check, const std::string& file) {
+  if (check.error.starts_with("invalid session JSON")) {
+    return breaks_a_strict_rule(file) ? "SPEC §2.1: the line is not JSON by the strict rules"
+                                      : "SPEC §2: the line is not JSON (JSON.parse's grammar)";
+  }
   if (check.error.starts_with("invalid session record")) return "SPEC §1.1: the line is JSON but not a message";
   if (check.error.starts_with("context budget")) return "SPEC §5.2: packing (a budget error)";
   const std::string& command = check.args.empty() ? "" : check.args.front();

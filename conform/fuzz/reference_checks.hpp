@@ -35,7 +35,9 @@ std::string spec_error(const std::string& err, bool with_line_number = true);
 
 // The SPEC.md section a check is about, for a vector's "rule": the
 // reference's error, else its command (§2 check, §4 estimate, §3 canon,
-// §5 trim).
-std::string spec_rule(const cli::Check& check);
+// §5 trim). A line that is not JSON is §2.1 when only the strict rules
+// reject it (JSON.parse would accept it) and §2 when JSON's grammar does:
+// the reference's detail on `file`, the input the check ran on, says which.
+std::string spec_rule(const cli::Check& check, const std::string& file);
 
 }  // namespace agent_session::fuzz

@@ -7,7 +7,7 @@
 // every surrogate pair order; raw control characters; UTF-8 at every lead
 // and continuation edge. edge_line() puts one where a session's rules see
 // it: content, keys, tool inputs, dropped fields, nested arrays.
-#include "fuzz/session_writer.hpp"
+#include "fuzz/token_edges.hpp"
 
 #include <cctype>
 #include <utility>

@@ -32,6 +32,11 @@ std::optional<std::string> argument_form_problem(const std::vector<std::string>&
     if (args[i].find('\0') != std::string::npos) {
       return "args word " + std::to_string(i + 1) + " holds a NUL byte, which no process argument can (SPEC.md §6.1)";
     }
+    if (args[i].size() > kMaxArgumentBytes) {
+      return "args word " + std::to_string(i + 1) + " is " + std::to_string(args[i].size()) +
+             " bytes long, more than the " + std::to_string(kMaxArgumentBytes) +
+             " a process argument may be (SPEC.md §6.1)";
+    }
   }
   if (is_form(args, file_check)) return std::nullopt;
   return "args " + shown(args) + " are not one of SPEC.md §6.1's argument forms (check, estimate, canon, " +

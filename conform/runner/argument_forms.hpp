@@ -8,6 +8,7 @@
 //   argument_form_problem({"conform", "--", "sh"}, false);       // why not, one printable line
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,12 @@ namespace agent_session::cli {
 // NUL), and the usage errors' `trim` and `frobnicate`. No word may hold a
 // NUL byte: a process argument ends there, so the port would be judged on
 // a shorter word.
+// The longest word a vector may give, in bytes: the longest argument
+// Linux's execve takes (MAX_ARG_STRLEN, 128 KiB with its NUL), so that
+// exec and harness mode run the same checks, and a report that shows the
+// words stays small.
+inline constexpr std::size_t kMaxArgumentBytes = (std::size_t{128} << 10) - 1;
+
 std::optional<std::string> argument_form_problem(const std::vector<std::string>& args, bool file_check);
 
 }  // namespace agent_session::cli

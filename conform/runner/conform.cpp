@@ -106,6 +106,11 @@ std::filesystem::path missing_path() {
   fs::path temp = fs::temp_directory_path(error);
   if (error) temp = "/tmp";
   temp = fs::absolute(temp, error);  // the port runs in a folder of its own
+  // The port must name the path on standard error (SPEC.md §6), and a
+  // path of bytes that are not printable ASCII is one it may rightly
+  // escape: then /tmp, which serves as well, since nothing is made there.
+  const std::string bytes = temp.string();
+  if (!std::all_of(bytes.begin(), bytes.end(), [](char c) { return c >= 0x20 && c <= 0x7E; })) temp = "/tmp";
   fs::path folder;
   for (unsigned n = 0; n < 1000; ++n) {
     folder = temp / ("agent-session-conform-" + std::to_string(::getpid()) + "-" + std::to_string(n) + "-absent");

@@ -152,6 +152,10 @@ Vector load_vector(const VectorDir& dir) {
     vector.problem = "unusable vector: " + dir.problem;
     return vector;
   }
+  if (vector.name == kMissingFileVector) {  // one name, one vector: the skip file and reports name it
+    vector.problem = std::string("unusable vector: ") + kMissingFileVector + " is the runner's built-in vector's name";
+    return vector;
+  }
   try {
     // Both files from the one folder opened, never through a link.
     const internal::Fd folder = open_vector_folder(dir.path);
@@ -159,8 +163,8 @@ Vector load_vector(const VectorDir& dir) {
     // One check at a time (runner/untrusted_json.hpp): what a vector costs
     // is its checks, never expect.json's DOM (corpus/conformance/README.md
     // states the bound).
-    const UntrustedJson expect =
-        parse_untrusted_json(read_file_at(folder.get(), "expect.json", "expect.json"), "checks", [&](const nlohmann::json& check) {
+    const UntrustedJson expect = parse_untrusted_json(
+        read_file_at(folder.get(), "expect.json", "expect.json"), "checks", [&](const nlohmann::json& check) {
           if (vector.checks.size() == kMaxChecks) {
             throw std::runtime_error("expect.json has more than " + std::to_string(kMaxChecks) + " checks");
           }

@@ -41,6 +41,15 @@ std::string_view without_comment(std::string_view line) {
   return line;
 }
 
+// Whether `name` could name a vector: letters, digits, '_', '-' and '.',
+// at most 200 of them (corpus/conformance/README.md names vectors so).
+bool could_be_a_vector_name(std::string_view name) {
+  return name.size() <= 200 && std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                  c == '.';
+         });
+}
+
 }  // namespace
 
 std::string_view runner_version() noexcept { return AGENT_SESSION_VERSION; }
@@ -96,8 +105,13 @@ std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, co
       if (name.empty()) continue;
       const auto found = skipped.find(name);
       if (found == skipped.end()) {
-        throw std::invalid_argument(shown + " line " + std::to_string(number) + ": no vector named \"" +
-                                    terminal_safe(name) + "\"");
+        // The line is shown only when it could be a vector's name: a skip
+        // file that is something else (a link to /proc/self/environ, a
+        // report) must not be printed.
+        throw std::invalid_argument(shown + " line " + std::to_string(number) + ": " +
+                                    (could_be_a_vector_name(name)
+                                         ? "no vector named \"" + std::string(name) + "\""
+                                         : "not a vector name (" + std::to_string(name.size()) + " bytes, not shown)"));
       }
       found->second = true;
     }

@@ -3,6 +3,7 @@
 #include "base/printable.hpp"
 #include "runner/base64.hpp"
 #include "runner/untrusted_json.hpp"
+#include "runner/vector_files.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -76,6 +77,38 @@ std::optional<HarnessRun> not_a_port_command(const std::vector<std::string>& arg
   return HarnessRun{2, "", port.name + ": " + word + " (a harness run takes " + commands + ")\n", ""};
 }
 
+// A request line's most bytes: a run request holds at most a vector
+// file's bytes (kMaxVectorFile) in base64, and a few short fields.
+constexpr std::size_t kMaxRequestBytes = (kMaxVectorFile + 2) / 3 * 4 + (std::size_t{1} << 20);
+
+enum class RequestLine { line, too_long, end };
+
+// The next line of `in` into `line`, without its '\n': at most
+// kMaxRequestBytes are kept, the rest of a longer line read and dropped
+// (memory stays bounded whatever a client sends). `end` at end of input
+// with nothing read.
+RequestLine read_request_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf& buffer = *in.rdbuf();
+  bool any = false, too_long = false;
+  for (;;) {
+    const auto c = buffer.sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      break;
+    }
+    any = true;
+    if (c == '\n') break;
+    if (line.size() < kMaxRequestBytes) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      too_long = true;
+    }
+  }
+  if (!any) return RequestLine::end;
+  return too_long ? RequestLine::too_long : RequestLine::line;
+}
+
 Answer answer_run(const json& request, const HarnessPort& port, const HarnessRunFunction& run) {
   const json& seq = member(request, "seq");
   if (!seq.is_number_unsigned() || seq.get<std::uint64_t>() > kMaxSeq) {
@@ -86,6 +119,11 @@ Answer answer_run(const json& request, const HarnessPort& port, const HarnessRun
   if (!argv.is_array()) return error("run request: argv must be an array of strings", number);
   for (const auto& word : argv) {
     if (!word.is_string()) return error("run request: argv must be an array of strings", number);
+    // A process argument ends at a NUL: the run would be judged on a
+    // shorter word than the request's (SPEC.md §6.1).
+    if (word.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      return error("run request: an argv word holds a NUL byte, which no process argument can", number);
+    }
   }
   const json& stdin_b64 = member(request, "stdin_b64");
   const auto input = stdin_b64.is_string() ? base64_decode(stdin_b64.get_ref<const std::string&>()) : std::nullopt;
@@ -119,13 +157,17 @@ Answer answer_run(const json& request, const HarnessPort& port, const HarnessRun
 }  // namespace
 
 int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, const HarnessRunFunction& run) {
-  for (std::string line; std::getline(in, line);) {
+  for (std::string line;;) {
+    const RequestLine read = read_request_line(in, line);
+    if (read == RequestLine::end) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const UntrustedJson parsed = parse_untrusted_json(line);
+    const UntrustedJson parsed = read == RequestLine::too_long ? UntrustedJson{} : parse_untrusted_json(line);
     const json& request = parsed.value;
     Answer answer;
     int code = -1;  // >= 0: exit with it after answering
-    if (parsed.problem == UntrustedJson::Problem::refused) {
+    if (read == RequestLine::too_long) {
+      answer = error("request longer than " + std::to_string(kMaxRequestBytes) + " bytes (not read further)");
+    } else if (parsed.problem == UntrustedJson::Problem::refused) {
       answer = error("request " + parsed.reason);
     } else if (!parsed) {
       answer = error("not a JSON request");

@@ -4,14 +4,21 @@
 // a check the system refuses to start fails alone and the run goes on.
 #include "runner/argument_forms.hpp"
 #include "runner/harness_client.hpp"
+#include "runner/harness_server.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace agent_session {
 namespace {
@@ -135,16 +142,95 @@ TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
   fs::remove_all(dir);
 }
 
-// One check whose arguments the system refuses (a `--max-chars` value
-// past the kernel's 128 KiB per argument: E2BIG) fails that check; the
-// other vectors run and the summary and report are written.
+TEST(ArgumentForms, AWordLongerThanAProcessArgumentMayBeIsRefused) {
+  EXPECT_EQ(argument_form_problem({"trim", "--max-chars", std::string(cli::kMaxArgumentBytes, '7')}, false),
+            std::nullopt);
+  const auto problem =
+      argument_form_problem({"trim", "--max-chars", std::string(cli::kMaxArgumentBytes + 1, '7')}, false);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("args word 3 is 131072 bytes long, more than the 131071"), std::string::npos) << *problem;
+}
+
+// A NUL in any argv word of a run request is an error answer: the run
+// would otherwise be judged on the word cut at the NUL.
+TEST(HarnessServer, AnArgvWordWithANulByteIsAnErrorNeverARun) {
+  const std::vector<std::vector<std::string>> servers = {
+      {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
+  for (const auto& server : servers) {
+    cli::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    ASSERT_EQ(port.start(), std::nullopt);
+    const auto r = port.run({"check", std::string("/etc/hostname\0x", 15)}, "");
+    EXPECT_EQ(r.end, cli::ProcessEnd::harness_failure);
+    EXPECT_NE(r.error.find("an argv word holds a NUL byte"), std::string::npos) << r.error;
+  }
+}
+
+// A request line of any length costs the server bounded memory: past the
+// limit it is read to its end and dropped, answered with an error, and the
+// server goes on.
+TEST(HarnessServer, ARequestLineLongerThanTheLimitIsAnErrorAndTheServerGoesOn) {
+  // A stream of `size` bytes of 'a', a newline, then a stop request, made
+  // as it is read: the test holds none of it.
+  class Endless : public std::streambuf {
+   public:
+    explicit Endless(std::size_t size) : left_(size) {}
+
+   protected:
+    int_type underflow() override {
+      if (left_ > 0) {
+        const std::size_t n = std::min(left_, chunk_.size());
+        std::fill_n(chunk_.begin(), n, 'a');
+        left_ -= n;
+        setg(chunk_.data(), chunk_.data(), chunk_.data() + n);
+      } else if (!tail_done_) {
+        tail_done_ = true;
+        static const std::string tail = "\n{\"op\":\"stop\"}\n";
+        std::copy(tail.begin(), tail.end(), chunk_.begin());
+        setg(chunk_.data(), chunk_.data(), chunk_.data() + tail.size());
+      } else {
+        return traits_type::eof();
+      }
+      return traits_type::to_int_type(*gptr());
+    }
+
+   private:
+    std::size_t left_;
+    bool tail_done_ = false;
+    std::array<char, 1 << 16> chunk_{};
+  };
+  Endless source(std::size_t{200} << 20);  // past the limit, a vector file's base64 and 1 MiB
+  std::istream in(&source);
+  std::ostringstream out;
+  const int code = cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto&, std::string_view) {
+    return cli::HarnessRun{0, "", "", ""};
+  });
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.str().find("{\"op\":\"error\",\"message\":\"request longer than "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("{\"op\":\"stop\"}\n"), std::string::npos) << out.str();
+}
+
+// One check that the system refuses to start for its arguments (E2BIG:
+// with an environment that leaves less room than its `--max-chars` value
+// takes) fails that check; the other checks run and the summary and
+// report are written.
 TEST_F(FakeVectors, ACheckThatCannotBeStartedFailsAloneAndTheRunGoesOn) {
-  const std::string huge(200000, '7');
+  const long arg_max = ::sysconf(_SC_ARG_MAX);
+  ASSERT_GT(arg_max, 200000);
+  const std::string budget(100000, '7');
   add("a_huge_budget", "{\"role\":\"user\",\"content\":\"hi\"}\n",
-      R"({"checks":[{"args":["trim","--max-chars",")" + huge + R"("],"exit":0,"stdout":""}]})");
+      R"({"checks":[{"args":["trim","--max-chars",")" + budget + R"("],"exit":0,"stdout":""}]})");
   add("b_fine", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
   const fs::path report = dir_ / "report.json";
-  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI}, {"--report", "json=" + report.string()});
+  // Room for every check but the one with the 100,000-byte word: an
+  // environment of ARG_MAX less 60,000 bytes, in variables of 100,000 (no
+  // one string may pass 128 KiB).
+  std::vector<std::string> prefix = {"env"};
+  for (std::size_t left = static_cast<std::size_t>(arg_max) - 60000, n = 0; left > 0; ++n) {
+    const std::size_t size = std::min<std::size_t>(left, 100000);
+    prefix.push_back("FILLER" + std::to_string(n) + "=" + std::string(size, 'x'));
+    left -= size;
+  }
+  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI}, {"--report", "json=" + report.string()}, prefix);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("FAIL a_huge_budget (trim --max-chars 7777"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Argument list too long"), std::string::npos) << r.out;

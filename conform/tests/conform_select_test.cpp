@@ -155,6 +155,49 @@ TEST_F(FakeVectors, SkippedVectorsRunAndThoseThatPassAreNamed) {
   EXPECT_EQ(some.out, "SKIP y_e (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
 }
 
+// A skip file that is no skip file (a link to /proc/self/environ, a
+// report) is refused without printing its lines: only a line that could
+// be a vector's name is shown.
+TEST_F(FakeVectors, ASkipFileLineThatIsNoVectorNameIsNotShown) {
+  add("y_a", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  const auto skip = dir_.string() + "-skip";
+  std::ofstream(skip) << "y_a\nTOKEN=secret-value-123\n";
+  auto r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 2: not a vector name (22 bytes, not shown)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("secret-value"), std::string::npos) << r.err;
+  std::ofstream(skip) << "y_b\n";
+  r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip});
+  EXPECT_NE(r.err.find("line 1: no vector named \"y_b\""), std::string::npos) << r.err;
+  std::filesystem::remove(skip);
+}
+
+// The built-in vector's name is reserved: a folder that takes it is
+// unusable, never a second result under the same name.
+TEST_F(FakeVectors, AVectorFolderNamedAsTheBuiltInIsUnusable) {
+  add("builtin_missing_file", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  std::ofstream(dir_ / "VERSION") << "1.3.0\n";  // vectors of a version with the built-in vector
+  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL builtin_missing_file: unusable vector: builtin_missing_file is the runner's built-in"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 passed, 1 failed\n"), std::string::npos) << r.out;  // the built-in itself passes
+}
+
+// A TMPDIR whose name is not printable ASCII: the built-in's absent path is
+// under /tmp instead, which a port can name on standard error as it is.
+TEST_F(FakeVectors, TheBuiltInVectorPassesWithATmpdirNamedInOtherBytes) {
+  add("y_a", "{\"role\":\"user\",\"content\":\"hi\"}\n", kOneMessage);
+  std::ofstream(dir_ / "VERSION") << "1.3.0\n";  // vectors of a version with the built-in vector
+  const std::string tmpdir = dir_.string() + "-t\xff";
+  std::filesystem::create_directories(tmpdir);
+  const auto r = conform_binary(dir_, {AGENT_SESSION_CLI}, {}, {"env", "TMPDIR=" + tmpdir});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "2 passed, 0 failed\n");
+  std::filesystem::remove_all(tmpdir);
+}
+
 TEST_F(FakeVectors, TheReportsSayWhichSkippedVectorsPass) {
   add("y_a", "{}\n", kOneMessage);
   add("y_b", "{}\n", kOneMessage);
