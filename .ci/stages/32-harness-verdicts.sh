@@ -11,7 +11,7 @@
 # harness mode and every MUTANT_SPREAD-th (8; ctest takes every 12th) of
 # the others by name.
 # HARNESS_VERDICTS_FULL=1 runs every mutant on every vector too (about
-# 12 minutes). About 4 minutes.
+# 12 minutes). About 9 minutes here (539 s with nineteen mutants).
 set -euo pipefail
 stage_start=$SECONDS
 cli=${CONFORM_CLI:-build/agent-session}
