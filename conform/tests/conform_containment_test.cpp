@@ -28,8 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::conform_binary;
 using test_support::FakeVectors;
-using test_support::unprivileged;
 using test_support::kOneMessage;
+using test_support::unprivileged;
 
 std::set<std::string> entries(const fs::path& folder) {
   std::set<std::string> names;
@@ -44,7 +44,6 @@ std::vector<std::string> in_folder(const fs::path& folder, const std::vector<std
   prefix.insert(prefix.end(), {"sh", "-c", "cd \"$0\" && exec \"$@\"", folder.string()});
   return prefix;
 }
-
 
 const std::string kHi = "{\"role\":\"user\",\"content\":\"hi\"}\n";
 

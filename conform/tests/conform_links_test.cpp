@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 using test_support::conform_binary;
 using test_support::ConformRun;
 using test_support::FakeVectors;
-using test_support::unprivileged;
 using test_support::kOneMessage;
 using test_support::shell_port;
+using test_support::unprivileged;
 using test_support::without_reproduce;
 
 const std::string kSecret = "SECRET-TOKEN-8f3a1c";
@@ -38,7 +38,6 @@ std::string file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
 }
-
 
 // A port that prints FILE's bytes (or standard input's, for `-`): what a
 // vector's input reaches, it shows.

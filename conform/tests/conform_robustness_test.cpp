@@ -28,9 +28,9 @@ using internal::terminal_safe;
 using test_support::conform;
 using test_support::conform_binary;
 using test_support::FakeVectors;
-using test_support::unprivileged;
 using test_support::kOneMessage;
 using test_support::shell_port;
+using test_support::unprivileged;
 using test_support::without_reproduce;
 
 // Why `text` is not safe to print on a terminal, or "" when it is: every
@@ -250,7 +250,6 @@ TEST_F(FakeVectors, AnEntryWhoseTypeCannotBeReadFailsAsAVector) {
   EXPECT_EQ(r.out, "FAIL y_loop: unusable vector: Too many levels of symbolic links\n1 passed, 1 failed\n");
   EXPECT_EQ(r.err, "");
 }
-
 
 TEST_F(FakeVectors, AnUnreadableVectorsFolderExitsThreeWithOneLine) {
   add("y_one", "{}\n", kOneMessage);
