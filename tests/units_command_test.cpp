@@ -220,7 +220,7 @@ long peak_kib(const std::vector<std::string>& args, const fs::path& out) {
   return usage.ru_maxrss;
 }
 
-// issue 31: --json built one document of the whole session, 750-800 bytes
+// Found by an attacker: --json built one document of the whole session, 750-800 bytes
 // a unit, 5x plain `units`. It streams now: its peak memory is plain
 // `units`' (both hold the loaded session) within a small margin. Memory is
 // asserted, never time.

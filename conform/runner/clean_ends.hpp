@@ -1,5 +1,5 @@
 // How the kit's commands (conform, fuzz, exec-adapter) end on SIGINT,
-// SIGTERM or SIGHUP (issue 31): every port they started is stopped with
+// SIGTERM or SIGHUP: every port they started is stopped with
 // its whole tree, every temporary folder they made is removed
 // (runner/temp_folder.hpp; one a port made unreadable too), and the
 // process exits with 128 + the signal's number, as a shell reports a

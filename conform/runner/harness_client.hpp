@@ -40,7 +40,7 @@ namespace agent_session::cli {
 // port's harness could not be restarted (3 attempts in a row failed:
 // ...)") instead of paying --timeout for a start that will not come: 5
 // small vectors at 2 s took 63 s, the whole suite at 10 s would take
-// hours (issue 31). Three, not one: a port that crashed on a run may fail
+// hours. Three, not one: a port that crashed on a run may fail
 // one restart by chance (a start at the edge of the timeout on a busy
 // machine), and each attempt costs at most one --timeout.
 inline constexpr int kRestartAttempts = 3;

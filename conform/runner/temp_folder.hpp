@@ -28,7 +28,7 @@ void remove_temp_folder(const std::filesystem::path& folder) noexcept;
 
 // Removes `path` and everything under it, without following a link: each
 // folder is made readable, writable and searchable (owner) before it is
-// read, as a port may have left one mode 000 (issue 31), through a
+// read, as a port may have left one mode 000, through a
 // descriptor of that folder (a link put in its place changes nothing). No
 // recursion and three descriptors at most, however deep the tree: it
 // climbs back up with "..", and stops if ".." is not the folder it came

@@ -1,5 +1,5 @@
 // JSON the kit did not write: a port's harness answers, a harness
-// request, a vector's expect.json (issue 31: a vector is data and a port
+// request, a vector's expect.json (SPEC.md §6.1: a vector is data and a port
 // is a suspect). nlohmann's parser is iterative, but a copy, a comparison
 // of containers or a dump() of a value recurses once per level, so JSON
 // nested 10^6 deep (2 MB, within a harness line) used to end the runner

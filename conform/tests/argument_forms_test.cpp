@@ -75,7 +75,7 @@ TEST(ArgumentForms, AHugeArgumentListIsShownShort) {
   EXPECT_NE(problem->find("(300000 words)"), std::string::npos) << *problem;
 }
 
-// The attack of issue 31: a vector whose args would make `conform --
+// The attack SPEC.md §6.1 "What the runner refuses" closes: a vector whose args would make `conform --
 // agent-session` (the README's self-test) run a shell and write a report
 // where the vector says. It must fail as unusable, run nothing, write
 // nothing, and the run must go on to its summary.

@@ -1,7 +1,7 @@
 // runner/clean_ends.hpp and runner/temp_folder.hpp: `conform` and `fuzz`
 // ended by SIGINT, SIGTERM or SIGHUP mid-run exit 128 + the signal and
 // leave nothing in TMPDIR, not even a folder a port made mode 000 inside
-// FILE's folder; nor does a run that ends on its own (issue 31). The
+// FILE's folder; nor does a run that ends on its own. The
 // binary runs as an unprivileged user when the test is root: root reads a
 // mode-000 folder anyway, which would hide the defect.
 #include "runner/temp_folder.hpp"

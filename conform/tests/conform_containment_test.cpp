@@ -65,7 +65,7 @@ class Beside : public FakeVectors {
   fs::path here_;
 };
 
-// The wrong port of issue 31: `append -` appends to a file named `-` in
+// A wrong port (SPEC.md §6.1: every run in a folder of its own): `append -` appends to a file named `-` in
 // its working directory; it also leaves a file of its own there, and
 // fails when the folder it starts in is not empty.
 const std::string kLitteringPort =

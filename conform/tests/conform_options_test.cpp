@@ -116,7 +116,7 @@ TEST(ConformOptions, BadValuesAreUsageErrorsThatNameTheOptionAndValue) {
   EXPECT_EQ(usage_error({"--jobs", "007"}), "(no error)");
 }
 
-// issue 31: --timeout 0.0001 became 0 ms and failed every check, and
+// Found by an attacker: --timeout 0.0001 became 0 ms and failed every check, and
 // strtod's forms (hex floats, exponents) were taken. One rule for conform,
 // exec-adapter and fuzz (parse_seconds): decimal only, 0.1 s at least.
 TEST(ConformOptions, SecondsAreDecimalOnlyFromAStatedMinimum) {

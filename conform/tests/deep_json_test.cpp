@@ -1,4 +1,4 @@
-// No recursion on untrusted JSON (issue 31, item 2), end to end: JSON
+// No recursion on untrusted JSON (SPEC.md §6.1), end to end: JSON
 // nested 10^6 levels deep (2 MB, within the harness line limit) on every
 // path where the kit reads JSON it did not write: a harness port's start,
 // run and stop answers (`conform --harness`, `fuzz --harness`), a request

@@ -320,7 +320,7 @@ TEST(FuzzOptions, ParsesAndRefuses) {
   refuses({"--time", "0", "--", "p"}, "--time");
 }
 
-// issue 31: --time 0x10 was a hex float, and --timeout 0.0001 became 0 ms,
+// Found by an attacker: --time 0x10 was a hex float, and --timeout 0.0001 became 0 ms,
 // so the reference itself was reported as a difference. The runner's rule
 // (cli::parse_seconds): decimal only, --timeout from 0.1 s; exit 2.
 TEST(FuzzOptions, SecondsAreDecimalOnlyAndTimeoutHasAMinimum) {

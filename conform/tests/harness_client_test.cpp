@@ -214,7 +214,7 @@ std::size_t count_containing(const std::vector<std::string>& lines, const std::s
       std::count_if(lines.begin(), lines.end(), [&](const std::string& line) { return line.find(text) != line.npos; }));
 }
 
-// issue 31: a port whose harness dies and never answers start again made
+// Found by an attacker: a port whose harness dies and never answers start again made
 // every remaining check pay --timeout for a start (5 small vectors at 2 s
 // took 63 s). Now kRestartAttempts failed starts in a row end the job's
 // restarts and the rest fail at once, named. The time is recorded, never
@@ -277,7 +277,7 @@ TEST(HarnessClient, ASuccessfulStartResetsTheRestartBudget) {
   fs::remove(starts);
 }
 
-// issue 31: an answer n followed in the same write by a forged answer n+1
+// Found by an attacker: an answer n followed in the same write by a forged answer n+1
 // had n+1 accepted although request n+1 was never sent, and the port's
 // real answer then blamed the next check (harness.md §4). Bytes after an
 // answer are an answer to no request: the run they were meant for fails,
