@@ -18,14 +18,16 @@ namespace {
 
 // Every supervisor not yet reaped, for stop_every_supervisor. Held for
 // good by the signal path, so that no supervisor is started, or reaped
-// (its pid freed for another process), after it has looked.
+// (its pid freed for another process), after it has looked. Never
+// destroyed: a process held by a static object is reaped at exit, after
+// the statics of this file would have been.
 std::mutex& live_mutex() {
-  static std::mutex mutex;
-  return mutex;
+  static auto* mutex = new std::mutex;
+  return *mutex;
 }
 std::vector<pid_t>& live() {
-  static std::vector<pid_t> pids;
-  return pids;
+  static auto* pids = new std::vector<pid_t>;
+  return *pids;
 }
 
 // The signals a clean end (runner/clean_ends.hpp) blocked in every
