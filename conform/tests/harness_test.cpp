@@ -298,9 +298,9 @@ std::vector<std::string> javascript_ports() {
 // still catches a harness bug: every vector the port fails in harness mode
 // (a wrong verdict there is what a harness bug most likely shows as) and
 // every kSpread-th of the others by name, a deterministic spread over
-// every kind of vector (i_, n_, y_ and the built-in one). The full
-// comparison, every vector of every port, is a CI stage
-// (.ci/stages/32-harness-verdicts.sh).
+// every kind of vector (i_, n_, y_ and the built-in one). The oracle on
+// every vector is a CI stage (.ci/stages/32-harness-verdicts.sh; there
+// HARNESS_VERDICTS_FULL=1 runs every port on every vector).
 constexpr std::size_t kSpread = 12;
 
 struct Subset {
