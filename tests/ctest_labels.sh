@@ -2,8 +2,9 @@
 # The ctest labels the CI stages select by (conform/tests/CMakeLists.txt):
 # the gtest cases and tests that run only Node.js ports are labelled
 # javascript, those that rebuild, install or lint the tree packaging, and
-# every other test, the library's, is in neither, so `ctest -LE
-# 'javascript|packaging'` (.ci/stages/20-reference-build.sh) still runs it.
+# every other test, the library's and the runner's, is in neither, so
+# `ctest -LE 'javascript|packaging'` (.ci/stages/10-clang-asan.sh, and
+# .ci/stages/20-reference-build.sh on tests/) still runs it.
 # Each test is listed once (the two gtest discoveries of a binary split
 # it, they do not double it). Usage: tests/ctest_labels.sh CTEST BUILD_DIR.
 # Exit 0 when the labels are right, 1 naming the first test that is not.
@@ -40,7 +41,7 @@ for pattern in '^add_subdirectory_consumer$' '^conform_standalone_build$' '^conf
   '^named_paths_rules_fail_when_broken$' '^conformance_schemas_validate$' '^ctest_labels$'; do
   has "$packaging" "$pattern" || fail "no test matching $pattern is labelled packaging"
 done
-# The library's and the runner's own tests stay in the reference build's run.
+# The library's and the runner's own tests stay in the sanitizer stage's run.
 for pattern in '^ConformOurCli\.PassesEveryVector$' '^HarnessSameVerdicts\.OurCli$' '^HarnessCommand\.' \
   '^FakeVectors\.' '^Differential\.' '^FuzzPorts\.' '^SessionFile\.' '^install_package$'; do
   has "$library" "$pattern" || fail "no test matching $pattern is left by -LE 'javascript|packaging'"
