@@ -27,10 +27,6 @@ namespace agent_session {
 // Json (json.hpp): values loaded by this library hold every number as a
 // double (as in JavaScript) and object keys in JavaScript's property order.
 
-namespace internal {
-struct ToolInputAccess;
-}
-
 // A tool call's `input`: any JSON value, `null` included, held as its
 // canonical JSON text (SPEC.md §3), printed the moment it is built.
 //
@@ -82,7 +78,6 @@ class ToolInput {
   friend bool operator==(const ToolInput& a, const ToolInput& b);
 
  private:
-  friend struct internal::ToolInputAccess;
   void become_null() noexcept;
   std::string canonical_json_ = "null";
   std::optional<Json> unprintable_;  // set only when printing failed
