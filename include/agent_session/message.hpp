@@ -145,11 +145,6 @@ std::optional<Message> parse_session_message(const Json& json);
 // them (used by the loader). `json` is left valid but unspecified.
 std::optional<Message> parse_session_message(Json&& json);
 
-// Why `json` is not a message ("role must be a string: it is missing",
-// "unknown role \"system\": ...", "tool call 2 of 3 requires input"), or nullopt
-// when parse_session_message would accept it. Used for error details.
-std::optional<std::string> describe_invalid_record(const Json& json);
-
 // Thrown when a message built in memory cannot be printed as JSON: a string
 // that is not valid UTF-8, a non-finite number, a binary value, or `input`
 // nesting past the 512-level limit (SPEC.md §2.1, §4).

@@ -138,12 +138,6 @@ std::optional<Message> parse_session_message(Json&& json) {
   return to_optional(internal::discriminate_record(std::move(json)));
 }
 
-std::optional<std::string> describe_invalid_record(const Json& json) {
-  auto verdict = internal::discriminate_record(json);
-  if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
-  return std::nullopt;
-}
-
 std::string to_canonical_json(const Message& message) {
   std::string out;
   internal::StringSink sink{out};
