@@ -66,14 +66,11 @@ std::vector<Message> load_session(const std::filesystem::path& path);
 // memory: 32 MiB. Not a rule of the format (SPEC.md §2 has no limit) but a
 // resource limit of this implementation (SPEC.md §8): an endless line
 // (/dev/zero, a runaway writer) fails in bounded memory instead of taking
-// all of it, and a load's peak heap stays at most kPeakHeapPerLineByte
-// times its longest line (under 1.3 GiB), whatever the line's shape.
+// all of it. A line is parsed into a tree before it is a message, up to 40
+// times its bytes for many tiny values (a 16-byte value and a heap block
+// for each 3-byte `[],`), so a load's peak heap stays under 1.3 GiB,
+// whatever the line's shape (SPEC.md §8).
 inline constexpr std::size_t kMaxLineBytes = std::size_t{32} << 20;
-// A line is parsed into a tree before it is a message: its peak heap is a
-// multiple of the line, the largest for many tiny values (a 16-byte value
-// and a heap block for each 3-byte `[],`). tests/json_growth_test.cpp
-// holds every loader to it on every shape it knows.
-inline constexpr std::size_t kPeakHeapPerLineByte = 40;
 
 // A line longer than kMaxLineBytes: a resource error (errno EFBIG; the CLI
 // exits 3), not an invalid session. line() is physical and 1-based.
