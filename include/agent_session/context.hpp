@@ -81,9 +81,9 @@ class ContextError : public std::runtime_error {
 // The character estimate of `messages`, in UTF-16 code units (SPEC.md §4):
 //   Σ (UTF-16 length of the canonical line of m) + 1
 // the `+ 1` being one newline per message, so the estimate of a list is the
-// length of its canonical JSONL text. An empty list is 0. (The fast path
-// allocates nothing: it counts without printing; the reference prints each
-// line, spec/reference.cpp.)
+// length of its canonical JSONL text. An empty list is 0. (Built with the
+// fast path, it allocates nothing: it counts without printing; the
+// reference path prints each line, as the spec states the rule.)
 // Throws ContextError(unserializable_message) naming the first message that
 // cannot be serialized (see SerializationError).
 std::uint64_t estimate_context_chars(std::span<const Message> messages);

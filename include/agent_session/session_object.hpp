@@ -178,8 +178,8 @@ class Session {
   // as messages are appended, so context() never searches the history.
   std::vector<std::optional<std::size_t>> declarers_;
   // Each tool call id declared so far, and the latest assistant declaring
-  // it: the declaring assistant of a result appended now. kUndeclared
-  // (session_object.cpp) marks an id reserved by an append that failed.
+  // it: the declaring assistant of a result appended now, or a mark for
+  // an id reserved by an append that failed.
   std::unordered_map<std::string, std::size_t> latest_declarer_;
   // estimated_chars(): when it is within the budget, context() keeps
   // everything without a walk.
