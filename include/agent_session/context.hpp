@@ -121,7 +121,8 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
 // For each message: when it is a tool result, the index of its declaring
 // assistant (SPEC.md §5.1: the nearest earlier assistant whose tool calls
 // include its toolCallId); nullopt for an orphan result and for every
-// other message. Linear in the history.
+// other message; one entry per message. Linear in the history. Throws
+// nothing but std::bad_alloc.
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages);
 
 // The closed units of `messages` (SPEC.md §5.1), oldest first: they

@@ -123,7 +123,7 @@ struct ToolResultMessage {
 // tool calls), or a tool result.
 using Message = std::variant<UserMessage, AssistantMessage, ToolResultMessage>;
 
-// The role string of a message: "user", "assistant" or "tool".
+// The role string of a message (SPEC.md §1): "user", "assistant" or "tool".
 const char* role_of(const Message& message) noexcept;
 
 // Discriminates one parsed JSON value into a message, or nullopt when it is
@@ -159,9 +159,10 @@ class SerializationError : public std::invalid_argument {
 // Throws SerializationError (see above).
 std::string to_canonical_json(const Message& message);
 
-// The canonical JSONL text of `messages`: each canonical line followed by
-// `\n` (what append_session writes, what `agent-session canon` prints).
-// Throws SerializationError.
+// The canonical JSONL text of `messages` (SPEC.md §3), UTF-8 bytes: each
+// canonical line followed by `\n` (what append_session writes, what
+// `agent-session canon` prints). Empty for no messages.
+// Throws SerializationError for the first message that cannot be printed.
 std::string to_canonical_jsonl(std::span<const Message> messages);
 
 }  // namespace agent_session

@@ -27,9 +27,9 @@ enum class SessionErrorKind {
   invalid_record,  // JSON, but not a message: "invalid session record at line N"
 };
 
-// A session line that cannot be loaded. what() starts with exactly the
-// spec's text, `invalid session JSON at line N` or `invalid session record
-// at line N`; a detail may follow after ": ".
+// A session line that cannot be loaded (SPEC.md §2). what() starts with
+// exactly the spec's text, `invalid session JSON at line N` or `invalid
+// session record at line N`; a detail may follow after ": ".
 class SessionError : public std::runtime_error {
  public:
   SessionError(SessionErrorKind kind, std::size_t line, const std::string& detail);
@@ -48,7 +48,8 @@ class SessionError : public std::runtime_error {
   std::string detail_;
 };
 
-// Loads the session stored at `path`.
+// Loads the session stored at `path` (SPEC.md §2): its messages, in file
+// order.
 //
 // A missing file (ENOENT, and only that) is an empty session. Every other
 // I/O error propagates as std::system_error with its own errno (a directory
@@ -72,8 +73,9 @@ std::vector<Message> load_session(const std::filesystem::path& path);
 // whatever the line's shape (SPEC.md §8).
 inline constexpr std::size_t kMaxLineBytes = std::size_t{32} << 20;
 
-// A line longer than kMaxLineBytes: a resource error (errno EFBIG; the CLI
-// exits 3), not an invalid session. line() is physical and 1-based.
+// A line longer than kMaxLineBytes: a resource error of this implementation
+// (SPEC.md §8; errno EFBIG, the CLI exits 3), not an invalid session.
+// line() is physical and 1-based.
 class LineTooLong : public std::system_error {
  public:
   explicit LineTooLong(std::size_t line);

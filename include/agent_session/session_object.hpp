@@ -95,7 +95,7 @@ class Session {
 
   // Opens the session stored at `path`: load_session(path) (SPEC §2; a
   // missing file is an empty session), and every later append goes to
-  // that file with `options` (SyncPolicy: session.hpp). The file is not
+  // that file with `options` (SyncPolicy: append.hpp). The file is not
   // created until the first append, nor held open between appends. A
   // symbolic link at `path` is loaded through, as load_session does, but
   // every append refuses it (ELOOP, SPEC §8): open the file's own path.
