@@ -284,7 +284,7 @@ TEST(JsonGrowthTest, HeapUseGrowsLinearlyForLongValuesDeepNestingAndManySmallCon
 
 // The peak heap of loading one line of about 4 MiB of every shape above
 // (key shapes too), as a multiple of the line: at most
-// kPeakHeapPerLineByte (session.hpp), which with the line limit bounds a
+// kPeakHeapPerLineByte (spec/line_parser.hpp), which with the line limit bounds a
 // load's memory (SPEC.md §8). Loaders that read the line twice (the fast
 // path, then the reference) must not hold both.
 TEST(JsonGrowthTest, ALoadsPeakHeapIsABoundedMultipleOfItsLine) {

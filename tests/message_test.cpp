@@ -3,6 +3,7 @@
 // pinned by the conformance vectors; these tests cover the in-memory API
 // they cannot.
 #include "agent_session/message.hpp"
+#include "spec/discriminate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -70,6 +71,10 @@ TEST(ParseSessionMessage, RvalueOverloadGivesTheSameAnswer) {
   Json json = Json::parse(text);
   EXPECT_EQ(parse_session_message(std::move(json)), parse(text));
 }
+
+// The reasons load_session's details give (SPEC.md §2), checked without a
+// file through the implementation's own entry point.
+using internal::describe_invalid_record;
 
 TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);

@@ -86,7 +86,7 @@ struct AgentOptions {
   // session) and every message is appended to it as soon as it exists.
   // Without: memory only; nothing touches the disk.
   std::optional<std::filesystem::path> session_path = std::nullopt;
-  // How each message reaches the session file (session.hpp, SPEC §8):
+  // How each message reaches the session file (append.hpp, SPEC §8):
   // {.sync = SyncPolicy::data} makes every message durable before the loop
   // goes on. Ignored without a session_path.
   AppendOptions append = {};
@@ -158,7 +158,8 @@ struct AgentResult {
 AgentResult run_agent(const AgentOptions& options);
 
 // Whether the last message awaits the model's reply: it is a tool result
-// or a user message. A run without a prompt resumes only such a session.
+// or a user message (false for an empty history). A run without a prompt
+// resumes only such a session (SPEC.md §9).
 bool awaits_reply(std::span<const Message> messages) noexcept;
 
 }  // namespace agent_session

@@ -81,9 +81,9 @@ class ContextError : public std::runtime_error {
 // The character estimate of `messages`, in UTF-16 code units (SPEC.md §4):
 //   Σ (UTF-16 length of the canonical line of m) + 1
 // the `+ 1` being one newline per message, so the estimate of a list is the
-// length of its canonical JSONL text. An empty list is 0. (The fast path
-// allocates nothing: it counts without printing; the reference prints each
-// line, spec/reference.cpp.)
+// length of its canonical JSONL text. An empty list is 0. (Built with the
+// fast path, it allocates nothing: it counts without printing; the
+// reference path prints each line, as the spec states the rule.)
 // Throws ContextError(unserializable_message) naming the first message that
 // cannot be serialized (see SerializationError).
 std::uint64_t estimate_context_chars(std::span<const Message> messages);
@@ -121,7 +121,8 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
 // For each message: when it is a tool result, the index of its declaring
 // assistant (SPEC.md §5.1: the nearest earlier assistant whose tool calls
 // include its toolCallId); nullopt for an orphan result and for every
-// other message. Linear in the history.
+// other message; one entry per message. Linear in the history. Throws
+// nothing but std::bad_alloc.
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages);
 
 // The closed units of `messages` (SPEC.md §5.1), oldest first: they

@@ -27,10 +27,6 @@ namespace agent_session {
 // Json (json.hpp): values loaded by this library hold every number as a
 // double (as in JavaScript) and object keys in JavaScript's property order.
 
-namespace internal {
-struct ToolInputAccess;
-}
-
 // A tool call's `input`: any JSON value, `null` included, held as its
 // canonical JSON text (SPEC.md §3), printed the moment it is built.
 //
@@ -82,7 +78,6 @@ class ToolInput {
   friend bool operator==(const ToolInput& a, const ToolInput& b);
 
  private:
-  friend struct internal::ToolInputAccess;
   void become_null() noexcept;
   std::string canonical_json_ = "null";
   std::optional<Json> unprintable_;  // set only when printing failed
@@ -128,7 +123,7 @@ struct ToolResultMessage {
 // tool calls), or a tool result.
 using Message = std::variant<UserMessage, AssistantMessage, ToolResultMessage>;
 
-// The role string of a message: "user", "assistant" or "tool".
+// The role string of a message (SPEC.md §1): "user", "assistant" or "tool".
 const char* role_of(const Message& message) noexcept;
 
 // Discriminates one parsed JSON value into a message, or nullopt when it is
@@ -150,11 +145,6 @@ std::optional<Message> parse_session_message(const Json& json);
 // them (used by the loader). `json` is left valid but unspecified.
 std::optional<Message> parse_session_message(Json&& json);
 
-// Why `json` is not a message ("role must be a string: it is missing",
-// "unknown role \"system\": ...", "tool call 2 of 3 requires input"), or nullopt
-// when parse_session_message would accept it. Used for error details.
-std::optional<std::string> describe_invalid_record(const Json& json);
-
 // Thrown when a message built in memory cannot be printed as JSON: a string
 // that is not valid UTF-8, a non-finite number, a binary value, or `input`
 // nesting past the 512-level limit (SPEC.md §2.1, §4).
@@ -169,9 +159,10 @@ class SerializationError : public std::invalid_argument {
 // Throws SerializationError (see above).
 std::string to_canonical_json(const Message& message);
 
-// The canonical JSONL text of `messages`: each canonical line followed by
-// `\n` (what append_session writes, what `agent-session canon` prints).
-// Throws SerializationError.
+// The canonical JSONL text of `messages` (SPEC.md §3), UTF-8 bytes: each
+// canonical line followed by `\n` (what append_session writes, what
+// `agent-session canon` prints). Empty for no messages.
+// Throws SerializationError for the first message that cannot be printed.
 std::string to_canonical_jsonl(std::span<const Message> messages);
 
 }  // namespace agent_session

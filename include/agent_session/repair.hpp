@@ -3,8 +3,8 @@
 // Loading stays strict (a torn line refuses to load, SPEC.md §2), and nothing here changes that. A writer killed
 // mid-append (a crash, SIGKILL, SIGXFSZ) can leave the file ending in part of a line: no trailing `\n` and not a valid
 // message. These functions find that line and, only when asked, cut it off after backing the file up. Damage anywhere
-// before the last line is reported, never "repaired": which records to believe there is a person's call. See SPEC.md
-// "Durable, concurrency-safe appends".
+// before the last line is reported, never "repaired": which records to believe there is a person's call.
+// See SPEC.md §8.
 //
 // Example:
 //   namespace as = agent_session;
@@ -58,12 +58,14 @@ struct SessionDiagnosis {
   bool missing_final_newline = false;
 };
 
-// Diagnoses a session from its raw bytes. Pure; never throws (except
-// std::bad_alloc). An empty input is valid with 0 messages.
+// Diagnoses a session from its raw bytes, by load_session_from_memory's
+// rules (SPEC.md §2). Pure; never throws (except std::bad_alloc). An empty
+// input is valid with 0 messages.
 SessionDiagnosis diagnose_session_bytes(std::string_view bytes);
 
-// Diagnoses the session file at `path`, read under a shared flock(2) so an
-// append in progress is not mistaken for a torn line. Changes nothing.
+// Diagnoses the session file at `path` as diagnose_session_bytes does, read
+// under a shared flock(2) (SPEC.md §8) so an append in progress is not
+// mistaken for a torn line. Changes nothing.
 // `path` must be a regular file: a FIFO or device throws (EINVAL) without
 // blocking or reading.
 // Throws std::system_error (ENOENT included: there is no file to diagnose).

@@ -27,9 +27,9 @@ enum class SessionErrorKind {
   invalid_record,  // JSON, but not a message: "invalid session record at line N"
 };
 
-// A session line that cannot be loaded. what() starts with exactly the
-// spec's text, `invalid session JSON at line N` or `invalid session record
-// at line N`; a detail may follow after ": ".
+// A session line that cannot be loaded (SPEC.md §2). what() starts with
+// exactly the spec's text, `invalid session JSON at line N` or `invalid
+// session record at line N`; a detail may follow after ": ".
 class SessionError : public std::runtime_error {
  public:
   SessionError(SessionErrorKind kind, std::size_t line, const std::string& detail);
@@ -48,7 +48,8 @@ class SessionError : public std::runtime_error {
   std::string detail_;
 };
 
-// Loads the session stored at `path`.
+// Loads the session stored at `path` (SPEC.md §2): its messages, in file
+// order.
 //
 // A missing file (ENOENT, and only that) is an empty session. Every other
 // I/O error propagates as std::system_error with its own errno (a directory
@@ -66,17 +67,15 @@ std::vector<Message> load_session(const std::filesystem::path& path);
 // memory: 32 MiB. Not a rule of the format (SPEC.md §2 has no limit) but a
 // resource limit of this implementation (SPEC.md §8): an endless line
 // (/dev/zero, a runaway writer) fails in bounded memory instead of taking
-// all of it, and a load's peak heap stays at most kPeakHeapPerLineByte
-// times its longest line (under 1.3 GiB), whatever the line's shape.
+// all of it. A line is parsed into a tree before it is a message, up to 40
+// times its bytes for many tiny values (a 16-byte value and a heap block
+// for each 3-byte `[],`), so a load's peak heap stays under 1.3 GiB,
+// whatever the line's shape (SPEC.md §8).
 inline constexpr std::size_t kMaxLineBytes = std::size_t{32} << 20;
-// A line is parsed into a tree before it is a message: its peak heap is a
-// multiple of the line, the largest for many tiny values (a 16-byte value
-// and a heap block for each 3-byte `[],`). tests/json_growth_test.cpp
-// holds every loader to it on every shape it knows.
-inline constexpr std::size_t kPeakHeapPerLineByte = 40;
 
-// A line longer than kMaxLineBytes: a resource error (errno EFBIG; the CLI
-// exits 3), not an invalid session. line() is physical and 1-based.
+// A line longer than kMaxLineBytes: a resource error of this implementation
+// (SPEC.md §8; errno EFBIG, the CLI exits 3), not an invalid session.
+// line() is physical and 1-based.
 class LineTooLong : public std::system_error {
  public:
   explicit LineTooLong(std::size_t line);

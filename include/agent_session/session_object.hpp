@@ -95,7 +95,7 @@ class Session {
 
   // Opens the session stored at `path`: load_session(path) (SPEC §2; a
   // missing file is an empty session), and every later append goes to
-  // that file with `options` (SyncPolicy: session.hpp). The file is not
+  // that file with `options` (SyncPolicy: append.hpp). The file is not
   // created until the first append, nor held open between appends. A
   // symbolic link at `path` is loaded through, as load_session does, but
   // every append refuses it (ELOOP, SPEC §8): open the file's own path.
@@ -178,8 +178,8 @@ class Session {
   // as messages are appended, so context() never searches the history.
   std::vector<std::optional<std::size_t>> declarers_;
   // Each tool call id declared so far, and the latest assistant declaring
-  // it: the declaring assistant of a result appended now. kUndeclared
-  // (session_object.cpp) marks an id reserved by an append that failed.
+  // it: the declaring assistant of a result appended now, or a mark for
+  // an id reserved by an append that failed.
   std::unordered_map<std::string, std::size_t> latest_declarer_;
   // estimated_chars(): when it is within the budget, context() keeps
   // everything without a walk.

@@ -65,17 +65,17 @@ void append_json_string(Text& out, std::string_view text) {
 // number, a binary value, nesting past kMaxNestingDepth).
 void append_canonical_value(std::string& out, const Json& value, int depth);
 
-// What the library sees of a ToolInput beyond its public interface.
+// What the library sees of a ToolInput beyond its public interface: its
+// text and its unprintable value by reference (printing never copies a
+// tree), and one built from text already canonical. Defined in message.cpp
+// beside ToolInput's members; the public type names none of this (no
+// friend), see there for how it is reached.
 struct ToolInputAccess {
-  static const std::string& canonical_json(const ToolInput& input) noexcept { return input.canonical_json_; }
-  static const std::optional<Json>& unprintable(const ToolInput& input) noexcept { return input.unprintable_; }
+  static const std::string& canonical_json(const ToolInput& input) noexcept;
+  static const std::optional<Json>& unprintable(const ToolInput& input) noexcept;
   // `text` must be canonical JSON text (for the fast loader, which prints
   // inputs itself).
-  static ToolInput from_canonical_json(std::string text) {
-    ToolInput input;
-    input.canonical_json_ = std::move(text);
-    return input;
-  }
+  static ToolInput from_canonical_json(std::string text);
 };
 
 // A sink of canonical text: ascii(t) for our own ASCII punctuation and

@@ -87,4 +87,10 @@ Verdict discriminate_record(Json&& json) { return discriminate_json(json); }
 
 Verdict discriminate_record(const Json& json) { return discriminate_json(json); }
 
+std::optional<std::string> describe_invalid_record(const Json& json) {
+  auto verdict = discriminate_record(json);
+  if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
+  return std::nullopt;
+}
+
 }  // namespace agent_session::internal

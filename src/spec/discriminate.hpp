@@ -112,4 +112,11 @@ Verdict discriminate(Tree& tree, V value) {
 Verdict discriminate_record(Json&& json);
 Verdict discriminate_record(const Json& json);
 
+// Why `json` is not a message ("role must be a string: it is missing",
+// "unknown role \"system\": ...", "tool call 2 of 3 requires input"): the
+// detail load_session gives after "invalid session record at line N: "
+// (SPEC.md §2), or nullopt when parse_session_message would accept it. For
+// the tests and the fuzzer, which check each reason without a file.
+std::optional<std::string> describe_invalid_record(const Json& json);
+
 }  // namespace agent_session::internal

@@ -3,12 +3,22 @@
 #pragma once
 
 #include "agent_session/message.hpp"
+#include "agent_session/session.hpp"
 
 #include <cstddef>
 #include <memory>
 #include <string_view>
 
 namespace agent_session::internal {
+
+// The most heap a load may hold at its peak per byte of its longest line:
+// with kMaxLineBytes, the 1.3 GiB SPEC.md §8 promises. A line is parsed into
+// a tree before it is a message, the largest multiple of the line for many
+// tiny values (a 16-byte value and a heap block for each 3-byte `[],`).
+// tests/json_growth_test.cpp holds every loader, reference and fast, to it
+// on every shape it knows.
+inline constexpr std::size_t kPeakHeapPerLineByte = 40;
+static_assert(kPeakHeapPerLineByte * kMaxLineBytes < (std::size_t{13} << 30) / 10, "SPEC.md §8: under 1.3 GiB");
 
 class LineParser {
  public:
