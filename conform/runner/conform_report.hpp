@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 enum class Verdict { pass, fail, skip };
 
@@ -103,4 +103,4 @@ bool write_reports(const RunOutcome& run, const std::vector<std::string>& report
 void write_tap_header(std::size_t vectors, std::ostream& out);
 void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostream& out);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner
