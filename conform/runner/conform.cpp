@@ -125,8 +125,9 @@ const char* const kWhereToRun = " (pass --vectors DIR)";
 }  // namespace
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
-  // Errors name the program that was run: `agent-session` or `agent-session-conform`.
-  const std::string me = (options.program == "agent-session conform" ? "agent-session" : options.program) + ": ";
+  // Errors name the program that was run (agent-session-conform, also
+  // when `agent-session conform` ran it).
+  const std::string me = options.program + ": ";
   const std::string shown_vectors = terminal_safe(options.vectors);
   const VectorsVersion version = read_vectors_version(options.vectors);
   if (options.show_version) {

@@ -230,9 +230,7 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
   try {
     options = parse_conform_options(args);
   } catch (const ConformUsageError& error) {
-    // `agent-session: conform: ...` in our CLI, `agent-session-conform: ...` on its own.
-    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program)) << ": "
-        << error.message << " (" << program << " --help shows the usage)\n";
+    err << program << ": " << error.message << " (" << program << " --help shows the usage)\n";
     return 2;
   }
   options.program = std::string(program);

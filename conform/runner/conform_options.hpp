@@ -32,7 +32,7 @@ struct ConformOptions {
   std::string format = "text";       // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;  // "junit=FILE", "json=FILE": written after the run
   bool show_help = false;            // -h, --help: print conform_help, run nothing
-  std::string program = "agent-session conform";  // set by conform_main: who errors are from
+  std::string program = "agent-session-conform";  // set by conform_main: who errors are from
 };
 
 // What `args` (the words after the program's name) ask for. Throws
@@ -48,7 +48,7 @@ struct ConformUsageError {
 ConformOptions parse_conform_options(const std::vector<std::string>& args);
 
 // The --help text; `program` is how the runner was called
-// ("agent-session conform", "agent-session-conform").
+// ("agent-session-conform"; a test may name another).
 std::string conform_help(std::string_view program);
 
 // The vectors used when --vectors is not given: the first folder that

@@ -94,7 +94,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out);
 // Writes `run` as each of `reports` asks ("junit=FILE" or "json=FILE", as
 // --report takes them), trying every one: a report that fails leaves the
 // others to CI. False when one could not be written; each such is one
-// line on `err`, after `me` ("agent-session conform: ").
+// line on `err`, after `me` ("agent-session-conform: ").
 bool write_reports(const RunOutcome& run, const std::vector<std::string>& reports, const std::string& me,
                    std::ostream& err);
 
