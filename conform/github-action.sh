@@ -3,7 +3,8 @@
 # the same anywhere (.ci/stages/35-conform-action.sh runs them on our CI):
 #   install  the runner's build dependencies, if missing (Debian/Ubuntu)
 #   key      hash=<hash of everything the runner is built from>, for the cache
-#   build    build the runner, install it and the vectors under $PREFIX
+#   build    build the runner (and the command beside it) from the project,
+#            install them and the vectors under $PREFIX
 #   run      run $PREFIX/bin/agent-session-conform against $PORT, write
 #            $JUNIT, and annotate each failing check (::error) on GitHub
 set -euo pipefail
@@ -35,7 +36,10 @@ boolean() { # NAME VALUE
 
 case "${1:-}" in
   install)
-    packages=(g++ cmake make nlohmann-json3-dev)
+    # The project's build of the runner: it links the library (its `fuzz`
+    # computes the reference's answers), built without the fast path.
+    # nlohmann/json 3.11 or newer: Ubuntu 24.04, Debian 12 (not Ubuntu 22.04's 3.10).
+    packages=(g++ cmake make nlohmann-json3-dev libcli11-dev)
     missing=()
     for p in "${packages[@]}"; do
       dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -51,7 +55,7 @@ case "${1:-}" in
     ;;
   key)
     # Sources, build files and vectors: a change to any makes a new runner.
-    hash=$(cd "$root" && find conform src/base corpus/conformance \
+    hash=$(cd "$root" && find CMakeLists.txt cmake include src conform corpus/conformance \
       -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-32)
     echo "hash=$hash"
     # And the image: a runner built against one glibc does not start on an
@@ -63,8 +67,11 @@ case "${1:-}" in
     : "${PREFIX:?PREFIX: where to install the runner}"
     build=$(mktemp -d)
     start=$SECONDS
-    cmake -S "$root/conform" -B "$build" -DCMAKE_BUILD_TYPE=Release
-    cmake --build "$build" -j "$(nproc)"
+    # The project itself, only the two programs installed: no tests,
+    # benchmarks or fast path (what a port's CI needs is the runner).
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DAGENT_SESSION_BUILD_TESTS=OFF \
+      -DAGENT_SESSION_BUILD_BENCH=OFF -DAGENT_SESSION_FAST=OFF -DAGENT_SESSION_WERROR=OFF
+    cmake --build "$build" -j "$(nproc)" --target agent-session-conform agent-session
     cmake --install "$build" --prefix "$PREFIX"
     rm -rf "$build"
     echo "runner built and installed in $PREFIX in $((SECONDS - start)) s"

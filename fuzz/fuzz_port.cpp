@@ -22,11 +22,11 @@
 //                               (default fuzz-port-findings)
 //   AGENT_SESSION_VECTORS       vectors whose inputs the generator mutates
 //                               (default: the source tree's, if there)
-#include "fuzz/compare.hpp"
-#include "fuzz/fuzz_inputs.hpp"
-#include "fuzz/input_file.hpp"
-#include "fuzz/reference_checks.hpp"
-#include "fuzz/vector_out.hpp"
+#include "conform/fuzz/compare.hpp"
+#include "conform/fuzz/fuzz_inputs.hpp"
+#include "conform/fuzz/input_file.hpp"
+#include "conform/fuzz/reference_checks.hpp"
+#include "conform/fuzz/vector_out.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -42,14 +42,16 @@
 #include <unistd.h>
 
 namespace agent_session::fuzz {
+// The port fuzzer's comparison (conform/fuzz), shared with `agent-session-conform fuzz`.
+using namespace agent_session::conform::fuzz;
 namespace {
 
 namespace fs = std::filesystem;
 
 struct PortUnderTest {
-  cli::ConformOptions options;
+  conform::runner::ConformOptions options;
   std::chrono::milliseconds timeout{10000};
-  std::unique_ptr<cli::PortRunner> runner;
+  std::unique_ptr<conform::runner::PortRunner> runner;
   std::unique_ptr<TempDir> dir;
   std::vector<std::string> vectors;  // inputs for the generator
   std::string out = "fuzz-port-findings";
@@ -130,7 +132,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   } catch (const std::exception& error) {
     give_up(error.what());
   }
-  port.runner = std::make_unique<agent_session::cli::PortRunner>(port.options, port.timeout);
+  port.runner = std::make_unique<agent_session::conform::runner::PortRunner>(port.options, port.timeout);
   port_under_test = &port;
   return 0;
 }

@@ -15,10 +15,10 @@
 // (tests/differential/oracle_batch.mjs calls the oracle's own main()).
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 
+#include "conform/fuzz/session_writer.hpp"
 #include "differential/answers.hpp"
-#include "fuzz/session_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,8 +42,8 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
+using conform::fuzz::SessionWriter;
 using differential::Answer;
-using fuzz::SessionWriter;
 
 const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 const fs::path kOracle = kSource / "tests" / "oracle" / "cli.mjs";
@@ -220,10 +220,10 @@ TEST_P(RealSession, OurCliAndTheOracleGiveTheSameBytes) {
       argv->push_back(file.string());
     }
     const auto timeout = std::chrono::minutes(2);
-    const auto a = cli::run_process(ours, "", timeout);
-    const auto b = cli::run_process(oracle, "", timeout);
-    ASSERT_EQ(a.end, cli::ProcessEnd::exited) << cli::describe_end(a, timeout);
-    ASSERT_EQ(b.end, cli::ProcessEnd::exited) << cli::describe_end(b, timeout);
+    const auto a = conform::runner::run_process(ours, "", timeout);
+    const auto b = conform::runner::run_process(oracle, "", timeout);
+    ASSERT_EQ(a.end, conform::runner::ProcessEnd::exited) << conform::runner::describe_end(a, timeout);
+    ASSERT_EQ(b.end, conform::runner::ProcessEnd::exited) << conform::runner::describe_end(b, timeout);
     EXPECT_EQ(differential::difference({a.exit_code, a.out, a.err}, {b.exit_code, b.out, b.err}), "") << check.back();
     if (check[0] != "trim") {
       EXPECT_EQ(a.exit_code, 0) << a.err;

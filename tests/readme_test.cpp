@@ -3,6 +3,7 @@
 // that loads. This test reads the README itself, so the example cannot rot.
 #include "agent_session/session.hpp"
 #include "support/cli_run.hpp"
+#include "support/run_binary.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace agent_session {
 namespace {
@@ -78,10 +81,18 @@ TEST(Readme, TheVersionExamplesAreWhatTheCommandsPrint) {
   const std::string shown =
       block_after(conformance, "`conform --version` prints both versions, without running anything:");
   ASSERT_FALSE(shown.empty()) << "no --version example in corpus/conformance/README.md";
-  const std::filesystem::path previous = std::filesystem::current_path();
-  std::filesystem::current_path(AGENT_SESSION_SOURCE_DIR);  // as the README runs it: from the root
-  const test_support::CliRun run = test_support::run_cli({"conform", "--vectors", "corpus/conformance", "--version"});
-  std::filesystem::current_path(previous);
+  // The real command, which runs agent-session-conform in its place, from
+  // the root as the README runs it.
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("agent_session_readme_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  test_support::BinaryOptions options;
+  options.in_child = [] {
+    if (::chdir(AGENT_SESSION_SOURCE_DIR) != 0) ::_exit(125);
+  };
+  const test_support::BinaryRun run =
+      test_support::run_binary({"conform", "--vectors", "corpus/conformance", "--version"}, scratch, options);
+  std::filesystem::remove_all(scratch);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(shown, run.out);
   const std::string version = test_support::run_cli({"--version"}).out;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The GitHub Action for ports (conform/action.yml) as a port's CI runs it:
-# its own script builds the runner from conform/ alone, installs it with
-# the vectors, and runs it on the JavaScript oracle (every vector must
-# pass), then on a mutant port with GitHub's annotations on (it must fail,
-# with one ::error line per failing check and a JUnit report naming it).
-# About 3 minutes on 2 cores, most of it Node.js.
+# its own script builds the runner (and the command) from the project,
+# without tests, benchmarks or the fast path, installs them with the
+# vectors, and runs it on the JavaScript oracle (every vector must pass),
+# then on a mutant port with GitHub's annotations on (it must fail, with
+# one ::error line per failing check and a JUnit report naming it). The
+# build now compiles the library too (the runner's `fuzz` links it): its
+# time is printed below ("runner built in N s"), not yet measured on CI.
 set -euo pipefail
 work=$PWD/build-action
 rm -rf "$work"

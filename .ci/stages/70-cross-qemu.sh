@@ -52,7 +52,8 @@ host_runner() {
   if [ ! -f "$host_build/CMakeCache.txt" ]; then
     cmake -S . -B "$host_build" -G Ninja -DAGENT_SESSION_BUILD_TESTS=OFF -DAGENT_SESSION_BUILD_BENCH=OFF || return
   fi
-  cmake --build "$host_build" --target agent-session -j"$jobs"
+  # `agent-session conform` runs the runner beside it: both are built.
+  cmake --build "$host_build" --target agent-session agent-session-conform -j"$jobs"
 }
 
 # The two DISABLE_FIND_PACKAGE flags prove the reference build needs neither

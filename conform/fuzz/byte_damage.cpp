@@ -1,10 +1,10 @@
 // Damage to a session's bytes and mutations of the vectors' inputs.
-#include "fuzz/byte_damage.hpp"
+#include "conform/fuzz/byte_damage.hpp"
 
 #include <algorithm>
 #include <utility>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 std::vector<std::string> split_lines(const std::string& bytes) {
   std::vector<std::string> lines;
@@ -186,4 +186,4 @@ std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter&
   return join_lines(lines);
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

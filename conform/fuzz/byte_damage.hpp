@@ -5,12 +5,12 @@
 // way.
 #pragma once
 
-#include "fuzz/session_writer.hpp"
+#include "conform/fuzz/session_writer.hpp"
 
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // `bytes` with one to three of: an invalid UTF-8 sequence, a torn last line
 // (cut mid-line, no newline), a byte-order mark (at the start or at a
@@ -30,4 +30,4 @@ std::string mutate_vector(const std::vector<std::string>& inputs, SessionWriter&
 std::vector<std::string> split_lines(const std::string& bytes);
 std::string join_lines(const std::vector<std::string>& lines);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -9,8 +9,8 @@
 //   if (auto m = first_mismatch(port, reference_checks(file, seed), file, timeout)) report(m->check, m->reason);
 #pragma once
 
-#include "runner/conform_judge.hpp"
-#include "runner/port_runner.hpp"
+#include "conform/runner/conform_judge.hpp"
+#include "conform/runner/port_runner.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // Thrown when the port cannot be started at all: a usage problem, not a
 // difference.
@@ -28,15 +28,15 @@ struct PortError {
 };
 
 struct Mismatch {
-  cli::Check check;    // what the reference answers
-  std::string reason;  // how the port's answer differs (the judge's words)
+  runner::Check check;  // what the reference answers
+  std::string reason;   // how the port's answer differs (the judge's words)
 };
 
 // Asks the port `checks` in order (`PORT ARGS FILE`, nothing on standard
 // input) and returns the first it fails; nothing when it passes them all.
 // `asked` is called once per run of the port.
-std::optional<Mismatch> first_mismatch(cli::PortRunner& port, const std::vector<cli::Check>& checks,
+std::optional<Mismatch> first_mismatch(runner::PortRunner& port, const std::vector<runner::Check>& checks,
                                        const std::string& file, std::chrono::milliseconds timeout,
                                        const std::function<void()>& asked = {});
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -1,17 +1,17 @@
-#include "fuzz/fuzz_command.hpp"
+#include "conform/fuzz/fuzz_command.hpp"
 
-#include "runner/port_runner.hpp"
+#include "conform/runner/port_runner.hpp"
 
 #include "base/printable.hpp"
-#include "fuzz/compare.hpp"
-#include "fuzz/fuzz_inputs.hpp"
-#include "fuzz/fuzz_reports.hpp"
-#include "fuzz/input_file.hpp"
-#include "fuzz/reference_checks.hpp"
-#include "fuzz/shrink.hpp"
-#include "fuzz/vector_out.hpp"
-#include "runner/clean_ends.hpp"
-#include "runner/conform_options.hpp"  // default_vectors_folder
+#include "conform/fuzz/compare.hpp"
+#include "conform/fuzz/fuzz_inputs.hpp"
+#include "conform/fuzz/fuzz_reports.hpp"
+#include "conform/fuzz/input_file.hpp"
+#include "conform/fuzz/reference_checks.hpp"
+#include "conform/fuzz/shrink.hpp"
+#include "conform/fuzz/vector_out.hpp"
+#include "conform/runner/clean_ends.hpp"
+#include "conform/runner/conform_options.hpp"  // default_vectors_folder
 
 #include <algorithm>
 #include <atomic>
@@ -26,7 +26,7 @@
 #include <sstream>
 #include <thread>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,7 +36,7 @@ using internal::terminal_safe;
 struct Difference {
   std::uint64_t index = 0;
   std::string input;
-  cli::Check check;
+  runner::Check check;
   std::string reason;
 };
 
@@ -59,14 +59,14 @@ class Fuzzer {
     std::string command;
     int check_exit;
   };
-  std::optional<std::pair<cli::Check, std::string>> differs(cli::PortRunner& port, const std::string& bytes,
-                                                            const fs::path& file, std::uint64_t seed,
-                                                            const Same* same) {
+  std::optional<std::pair<runner::Check, std::string>> differs(runner::PortRunner& port, const std::string& bytes,
+                                                               const fs::path& file, std::uint64_t seed,
+                                                               const Same* same) {
     write_input(file, bytes);
-    std::vector<cli::Check> checks = reference_checks(file.string(), seed);
+    std::vector<runner::Check> checks = reference_checks(file.string(), seed);
     if (same) {
       if (checks.front().exit != same->check_exit) return std::nullopt;
-      std::erase_if(checks, [same](const cli::Check& check) { return check.args.front() != same->command; });
+      std::erase_if(checks, [same](const runner::Check& check) { return check.args.front() != same->command; });
     }
     auto found = first_mismatch(port, checks, file.string(), timeout_, [this] { ++port_runs_; });
     if (!found) return std::nullopt;
@@ -76,7 +76,7 @@ class Fuzzer {
   void work(const fs::path& dir, std::uint64_t limit, Clock::time_point deadline) {
     const fs::path file = dir / "input.jsonl";
     try {
-      cli::PortRunner port(port_options_, timeout_);  // this job's own port in harness mode
+      runner::PortRunner port(port_options_, timeout_);  // this job's own port in harness mode
       for (;;) {
         const std::uint64_t index = next_++;
         if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) return;
@@ -99,7 +99,7 @@ class Fuzzer {
   std::uint64_t seed_;
   std::vector<std::string> vectors_;
   std::chrono::milliseconds timeout_;
-  cli::ConformOptions port_options_;  // the port's command and mode, for PortRunner
+  runner::ConformOptions port_options_;  // the port's command and mode, for PortRunner
   std::atomic<std::uint64_t> next_{0}, done_{0}, port_runs_{0};
   std::atomic<std::uint64_t> stop_at_{std::numeric_limits<std::uint64_t>::max()};
   std::atomic<bool> failed_{false};
@@ -125,7 +125,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir,
   const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
-  cli::PortRunner runner(fuzzer.port_options_, fuzzer.timeout_);
+  runner::PortRunner runner(fuzzer.port_options_, fuzzer.timeout_);
   const ShrinkResult small = shrink(
       found.input,
       [&](const std::string& candidate) { return fuzzer.differs(runner, candidate, file, seed, &same).has_value(); },
@@ -143,7 +143,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir,
   vector.name = made.name;
   vector.input = small.input;
   vector.checks = reference_checks(file.string(), seed);
-  const cli::Check& shown = still ? still->first : found.check;
+  const runner::Check& shown = still ? still->first : found.check;
   vector.rule = spec_rule(shown, file.string());
   vector.about = "found by agent-session-conform fuzz --seed " + std::to_string(fuzzer.seed_) + " (input " +
                  std::to_string(found.index) + "): " + shell_line(options.command) + " failed " +
@@ -168,7 +168,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir,
 int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   const std::uint64_t seed =
       options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
-  const std::string vectors = options.vectors.empty() ? cli::default_vectors_folder() : options.vectors;
+  const std::string vectors = options.vectors.empty() ? runner::default_vectors_folder() : options.vectors;
   Fuzzer fuzzer(options, seed, read_vector_inputs(vectors));
   const std::uint64_t limit =
       options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
@@ -218,7 +218,7 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
 }
 
 int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err) {
-  const cli::CleanEnds clean_ends;  // before any thread is started
+  const runner::CleanEnds clean_ends;  // before any thread is started
   FuzzOptions options;
   try {
     options = parse_fuzz_options(args);
@@ -234,4 +234,4 @@ int fuzz_main(const std::vector<std::string>& args, const std::string& program, 
   return run_fuzz(options, out, err);
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -15,13 +15,13 @@
 //   agent-session-conform fuzz --seed 1 --time 60 --jobs 2 --out found -- node tests/mutants/utf8_bytes.mjs
 #pragma once
 
-#include "fuzz/fuzz_options.hpp"
+#include "conform/fuzz/fuzz_options.hpp"
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // Exit 0 when no input showed a difference, 1 when one did (its vector
 // written under options.out), 2 when the port cannot be run, 3 on an I/O
@@ -32,4 +32,4 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 // usage error is one line on `err` and exit 2.
 int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

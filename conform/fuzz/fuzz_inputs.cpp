@@ -1,12 +1,12 @@
-#include "fuzz/fuzz_inputs.hpp"
+#include "conform/fuzz/fuzz_inputs.hpp"
 
-#include "fuzz/byte_damage.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/fuzz/byte_damage.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <exception>
 #include <new>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 std::uint64_t input_seed(std::uint64_t seed, std::uint64_t index) {
   std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + index + 1;
@@ -64,10 +64,10 @@ FuzzInput fuzz_input(std::uint64_t seed, std::uint64_t index, const std::vector<
 std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder) {
   std::vector<std::string> inputs;
   std::error_code error;
-  for (const cli::VectorDir& dir : cli::vector_dirs(folder, error)) {
+  for (const runner::VectorDir& dir : runner::vector_dirs(folder, error)) {
     if (!dir.problem.empty() || !dir.missing_file.empty()) continue;
     try {
-      inputs.push_back(cli::read_vector_file(dir.path, "input.jsonl"));
+      inputs.push_back(runner::read_vector_file(dir.path, "input.jsonl"));
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const std::exception&) {
@@ -77,4 +77,4 @@ std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder)
   return inputs;
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

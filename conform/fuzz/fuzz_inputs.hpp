@@ -6,14 +6,14 @@
 //   const FuzzInput input = fuzz_input(42, 7, vectors);  // input.bytes, input.counts
 #pragma once
 
-#include "fuzz/session_writer.hpp"
+#include "conform/fuzz/session_writer.hpp"
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 struct FuzzInput {
   std::string bytes;
@@ -33,4 +33,4 @@ FuzzInput fuzz_input(std::uint64_t seed, std::uint64_t index, const std::vector<
 // folder's order; none when the folder cannot be read.
 std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

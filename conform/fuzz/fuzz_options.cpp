@@ -1,13 +1,13 @@
-#include "fuzz/fuzz_options.hpp"
+#include "conform/fuzz/fuzz_options.hpp"
 
 #include "base/printable.hpp"
-#include "runner/conform_options.hpp"
+#include "conform/runner/conform_options.hpp"
 
 #include <cerrno>
 #include <cstdlib>
 #include <set>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 namespace {
 
 // What the user typed, in double quotes and made safe for a terminal.
@@ -28,9 +28,9 @@ std::uint64_t whole_number(const std::string& option, const std::string& text, s
 // only; a --timeout of at least kMinTimeoutSeconds, the others of at
 // least a millisecond.
 double seconds(const std::string& option, const std::string& text) {
-  const double low = option == "--timeout" ? cli::kMinTimeoutSeconds : 0.001;
-  const auto value = cli::parse_seconds(text, low, cli::kMaxSeconds);
-  if (!value) throw FuzzUsageError{cli::seconds_usage(option, text, low, cli::kMaxSeconds)};
+  const double low = option == "--timeout" ? runner::kMinTimeoutSeconds : 0.001;
+  const auto value = runner::parse_seconds(text, low, runner::kMaxSeconds);
+  if (!value) throw FuzzUsageError{runner::seconds_usage(option, text, low, runner::kMaxSeconds)};
   return *value;
 }
 
@@ -78,7 +78,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
     if (word == "--timeout") options.timeout_seconds = seconds(word, value);
     if (word == "--shrink-time") options.shrink_seconds = seconds(word, value);
     if (word == "--report") {
-      if (!cli::is_report_spec(value))
+      if (!runner::is_report_spec(value))
         throw FuzzUsageError{"--report: " + quoted(value) + " is not junit=FILE or json=FILE"};
       options.reports.push_back(value);
     }
@@ -122,4 +122,4 @@ std::string fuzz_help(const std::string& program) {
          "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n";
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 struct FuzzOptions {
   std::optional<std::uint64_t> seed;   // none: one is drawn and printed
@@ -39,4 +39,4 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args);
 
 std::string fuzz_help(const std::string& program);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -1,37 +1,37 @@
-#include "fuzz/fuzz_reports.hpp"
+#include "conform/fuzz/fuzz_reports.hpp"
 
 #include "base/printable.hpp"
-#include "fuzz/vector_out.hpp"
-#include "runner/conform_options.hpp"
-#include "runner/conform_report.hpp"
-#include "runner/conform_select.hpp"
+#include "conform/fuzz/vector_out.hpp"
+#include "conform/runner/conform_options.hpp"
+#include "conform/runner/conform_report.hpp"
+#include "conform/runner/conform_select.hpp"
 
 #include <ostream>
 #include <sstream>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed, std::uint64_t inputs, double seconds,
                                  std::ostream& err) {
   if (options.reports.empty()) return true;
-  cli::RunOutcome run;
-  run.runner_version = std::string(cli::runner_version());
+  runner::RunOutcome run;
+  run.runner_version = std::string(runner::runner_version());
   run.vectors_version_problem = "a fuzz run: its inputs are generated, not a versioned vector folder";
   run.vectors = internal::terminal_safe(options.vectors);
   for (const auto& word : options.command) run.command.push_back(internal::terminal_safe(word));
-  cli::CheckOutcome check;
+  runner::CheckOutcome check;
   check.words = {"fuzz", "--seed", std::to_string(seed), "--runs", std::to_string(inputs)};
   check.args = internal::terminal_safe(shell_line(check.words));
   check.message = std::to_string(inputs) + " inputs, no difference from the reference";
   check.seconds = seconds;
-  cli::VectorOutcome vector;
+  runner::VectorOutcome vector;
   vector.name = "fuzz_" + std::to_string(seed);
   vector.checks.push_back(check);
   vector.seconds = seconds;
   run.results.push_back(vector);
   run.passed = 1;
   run.seconds = seconds;
-  return cli::write_reports(run, options.reports, options.program + " fuzz: ", err);
+  return runner::write_reports(run, options.reports, options.program + " fuzz: ", err);
 }
 
 int report_difference(const FuzzOptions& options, const std::string& vector_name, std::ostream& err) {
@@ -44,7 +44,7 @@ int report_difference(const FuzzOptions& options, const std::string& vector_name
   args.push_back("--");
   args.insert(args.end(), options.command.begin(), options.command.end());
   std::ostringstream ignored;  // the run's lines: the fuzz run has said what differs
-  return cli::conform_main(args, options.program, ignored, err);
+  return runner::conform_main(args, options.program, ignored, err);
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

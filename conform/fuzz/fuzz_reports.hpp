@@ -8,13 +8,13 @@
 //   else code = report_difference(options, "fuzz_7_123", err);
 #pragma once
 
-#include "fuzz/fuzz_options.hpp"
+#include "conform/fuzz/fuzz_options.hpp"
 
 #include <cstdint>
 #include <iosfwd>
 #include <string>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // No difference: one vector named fuzz_SEED with one passing check, the
 // fuzz command line, its message how many inputs were tried. False when a
@@ -29,4 +29,4 @@ bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed,
 // port fails the vector, 3 when a report cannot be written.
 int report_difference(const FuzzOptions& options, const std::string& vector_name, std::ostream& err);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

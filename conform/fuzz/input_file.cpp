@@ -1,7 +1,7 @@
-#include "fuzz/input_file.hpp"
+#include "conform/fuzz/input_file.hpp"
 
 #include "base/descriptor.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <cerrno>
 #include <system_error>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 namespace fs = std::filesystem;
 using internal::Fd;
@@ -28,7 +28,7 @@ Fd open_regular(int folder, const fs::path& file) {
   if (fd.get() >= 0 && ::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode)) return fd;
   fd.reset();
   // A link (ELOOP), a FIFO (ENXIO: no reader), a folder (EISDIR), ...
-  if (::unlinkat(folder, name.c_str(), 0) != 0) cli::remove_tree(file);
+  if (::unlinkat(folder, name.c_str(), 0) != 0) runner::remove_tree(file);
   fd.reset(::openat(folder, name.c_str(), flags | O_CREAT | O_EXCL, 0600));
   if (fd.get() < 0) throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
   return fd;
@@ -42,7 +42,7 @@ void write_input(const fs::path& file, const std::string& bytes) {
   };
   Fd folder;
   try {
-    folder = cli::open_folder(file.parent_path());  // our own folder
+    folder = runner::open_folder(file.parent_path());  // our own folder
   } catch (const std::exception&) {
     fail();
   }
@@ -56,4 +56,4 @@ void write_input(const fs::path& file, const std::string& bytes) {
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes.size())) != 0) fail();
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -6,18 +6,18 @@
 //   write_input(dir.path() / "input.jsonl", bytes);
 #pragma once
 
-#include "runner/temp_folder.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <filesystem>
 #include <string>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // A new folder agent-session-fuzz-XXXXXX under TMPDIR (/tmp when unset),
 // absolute, removed with everything in it when this ends, whatever the
 // port left there, or on a signal (runner/temp_folder.hpp). Throws std::system_error when
 // it cannot be made.
-class TempDir : public cli::TempFolder {
+class TempDir : public runner::TempFolder {
  public:
   TempDir() : TempFolder("agent-session-fuzz") {}
 };
@@ -31,4 +31,4 @@ class TempDir : public cli::TempFolder {
 // exclusively. Throws std::system_error.
 void write_input(const std::filesystem::path& file, const std::string& bytes);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -1,21 +1,40 @@
-// agent-session-conform in the project's build: the conformance runner
-// (runner/main.cpp's program) plus `agent-session-conform fuzz`, which
-// needs the library for its reference answers (fuzz/fuzz_command.hpp).
-// The standalone runner (conform/CMakeLists.txt alone) is built from
-// runner/main.cpp, without `fuzz`.
-#include "fuzz/fuzz_command.hpp"
-#include "runner/conform_options.hpp"
-#include "runner/program.hpp"
+// agent-session-conform, the one program of the conformance kit: the
+// runner (conform/runner/conform_options.hpp's conform_main) and, as its
+// `fuzz` subcommand, the port fuzzer (conform/fuzz/fuzz_command.hpp),
+// which computes the reference's answers in process and so links the
+// library. `agent-session conform ARGS...` runs this program in its own
+// place (src/cli/kit_forward.hpp).
+//
+// Standard output reports a closed pipe or a full disk (exit 3 with the
+// reason, never a signal or an exit 0 with the output lost), and any
+// exception that escapes is one line and exit 3.
+#include "base/printable.hpp"
+#include "base/std_streams.hpp"
+#include "conform/fuzz/fuzz_command.hpp"
+#include "conform/runner/conform_options.hpp"
 
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
-  return agent_session::cli::run_program(argc, argv, [](const std::vector<std::string>& args, std::ostream& out) {
-    if (!args.empty() && args.front() == "fuzz") {
-      return agent_session::fuzz::fuzz_main({args.begin() + 1, args.end()}, "agent-session-conform", out, std::cerr);
-    }
-    return agent_session::cli::conform_main(args, "agent-session-conform", out, std::cerr);
-  });
+  using namespace agent_session;
+  std::ios::sync_with_stdio(false);
+  internal::StandardStreams streams;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    const int code = !args.empty() && args.front() == "fuzz"
+                         ? conform::fuzz::fuzz_main({args.begin() + 1, args.end()}, "agent-session-conform",
+                                                    streams.out(), std::cerr)
+                         : conform::runner::conform_main(args, "agent-session-conform", streams.out(), std::cerr);
+    streams.out().flush();
+    return code;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "agent-session-conform: out of memory\n";
+  } catch (const std::exception& error) {
+    std::cerr << "agent-session-conform: " << internal::terminal_line(error.what()) << '\n';
+  }
+  return 3;
 }

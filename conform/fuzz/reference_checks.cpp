@@ -1,4 +1,4 @@
-#include "fuzz/reference_checks.hpp"
+#include "conform/fuzz/reference_checks.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
@@ -12,7 +12,7 @@
 #include <set>
 #include <string_view>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 std::string spec_error(const std::string& err, bool with_line_number) {
   static const std::vector<std::string> kTexts = {"invalid session JSON at line ", "invalid session record at line ",
@@ -56,7 +56,7 @@ bool breaks_a_strict_rule(const std::string& file) {
 
 }  // namespace
 
-std::string spec_rule(const cli::Check& check, const std::string& file) {
+std::string spec_rule(const runner::Check& check, const std::string& file) {
   if (check.error.starts_with("invalid session JSON")) {
     return breaks_a_strict_rule(file) ? "SPEC §2.1: the line is not JSON by the strict rules"
                                       : "SPEC §2: the line is not JSON (JSON.parse's grammar)";
@@ -98,8 +98,8 @@ Loaded load(const std::string& file) {
 // `estimate` the estimate (§4), `canon` the canonical JSONL (§3), `trim
 // --max-chars B` the canonical JSONL of what trimming keeps (§5), where a
 // budget past 2^64 - 1 means 2^64 - 1 (§6.1) and a budget error is exit 1.
-cli::Check answer(const std::vector<std::string>& args, const Loaded& loaded) {
-  cli::Check check;
+runner::Check answer(const std::vector<std::string>& args, const Loaded& loaded) {
+  runner::Check check;
   check.args = args;
   check.exit = loaded.exit;
   check.error = loaded.error;
@@ -123,7 +123,7 @@ cli::Check answer(const std::vector<std::string>& args, const Loaded& loaded) {
 
 }  // namespace
 
-cli::Check reference_check(const std::vector<std::string>& args, const std::string& file) {
+runner::Check reference_check(const std::vector<std::string>& args, const std::string& file) {
   return answer(args, load(file));
 }
 
@@ -155,9 +155,9 @@ std::vector<std::uint64_t> budgets(const std::vector<Message>& messages, std::mt
 
 }  // namespace
 
-std::vector<cli::Check> reference_checks(const std::string& file, std::uint64_t seed) {
+std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed) {
   const Loaded loaded = load(file);
-  std::vector<cli::Check> checks;
+  std::vector<runner::Check> checks;
   for (const char* command : {"check", "estimate", "canon"}) checks.push_back(answer({command}, loaded));
   std::mt19937_64 rng(seed);
   const std::vector<std::uint64_t> chosen =
@@ -170,4 +170,4 @@ std::vector<cli::Check> reference_checks(const std::string& file, std::uint64_t 
   return checks;
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -11,23 +11,23 @@
 //   for (const Check& check : reference_checks("/tmp/f/input.jsonl", 7)) judge(check, run_port(check), t);
 #pragma once
 
-#include "runner/conform_judge.hpp"
+#include "conform/runner/conform_judge.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // `check`, `estimate` and `canon`, then `trim --max-chars B` at budgets on
 // both sides of the unit boundaries (SPEC.md §5.2): the newest unit's size
 // and one less, the size of a suffix of units and one less, the estimate of
 // a suffix of messages, now and then 0 or a budget past 2^64. A session
 // that does not load gets one trim. `seed` picks among the boundaries.
-std::vector<cli::Check> reference_checks(const std::string& file, std::uint64_t seed);
+std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed);
 
 // What `PORT ARGS FILE` must answer for one of the four commands, as a Check.
-cli::Check reference_check(const std::vector<std::string>& args, const std::string& file);
+runner::Check reference_check(const std::vector<std::string>& args, const std::string& file);
 
 // The spec's error text in an exit-1 message ("invalid session JSON at
 // line 3", "context budget cannot be empty"), or "" when it has none.
@@ -38,6 +38,6 @@ std::string spec_error(const std::string& err, bool with_line_number = true);
 // §5 trim). A line that is not JSON is §2.1 when only the strict rules
 // reject it (JSON.parse would accept it) and §2 when JSON's grammar does:
 // the reference's detail on `file`, the input the check ran on, says which.
-std::string spec_rule(const cli::Check& check, const std::string& file);
+std::string spec_rule(const runner::Check& check, const std::string& file);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

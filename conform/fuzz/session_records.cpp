@@ -1,11 +1,11 @@
 // SessionWriter's records: messages of every role with extra fields and
 // duplicate keys, lines that are not JSON or not a message, and tool-call
 // histories for trimming.
-#include "fuzz/session_records.hpp"
+#include "conform/fuzz/session_records.hpp"
 
 #include <algorithm>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 void SessionWriter::add_extras(std::vector<Field>& fields, int level) {
   static const std::vector<std::string> kExtras = {R"("extra")",     R"("meta")",      R"("0")",      R"("ts")",
@@ -247,4 +247,4 @@ std::string SessionWriter::history() {
   return text;
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

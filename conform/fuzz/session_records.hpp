@@ -3,4 +3,4 @@
 // are SessionWriter's members, declared with it.
 #pragma once
 
-#include "fuzz/session_writer.hpp"
+#include "conform/fuzz/session_writer.hpp"

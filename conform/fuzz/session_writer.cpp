@@ -1,6 +1,6 @@
 // SessionWriter's JSON text: whitespace, string literals, numbers, keys and
 // values, each spelled in the many ways JSON allows.
-#include "fuzz/session_writer.hpp"
+#include "conform/fuzz/session_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 const char* shape_name(Shape shape) {
   static constexpr const char* kNames[] = {"user",
@@ -370,4 +370,4 @@ std::string SessionWriter::value(int level) {
   }
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 // SPEC.md §2.1's nesting limit; the message object is level 1.
 inline constexpr int kMaxDepth = 512;
@@ -180,4 +180,4 @@ class SessionWriter {
 // The one UTF-8 encoder (base/utf8.hpp).
 using internal::append_utf8;
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

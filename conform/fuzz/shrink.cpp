@@ -1,13 +1,13 @@
-#include "fuzz/shrink.hpp"
+#include "conform/fuzz/shrink.hpp"
 
 #include "base/utf8.hpp"
-#include "fuzz/byte_damage.hpp"  // split_lines
+#include "conform/fuzz/byte_damage.hpp"  // split_lines
 
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 namespace {
 
 class Shrinker {
@@ -212,4 +212,4 @@ ShrinkResult shrink(const std::string& input, const std::function<bool(const std
   return {best, shrinker.tries(), shrinker.exhausted()};
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 struct ShrinkLimits {
   std::size_t max_tries = 2000;  // calls of the predicate
@@ -30,4 +30,4 @@ struct ShrinkResult {
 ShrinkResult shrink(const std::string& input, const std::function<bool(const std::string&)>& still_differs,
                     const ShrinkLimits& limits = {});
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

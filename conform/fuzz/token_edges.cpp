@@ -7,12 +7,12 @@
 // every surrogate pair order; raw control characters; UTF-8 at every lead
 // and continuation edge. edge_line() puts one where a session's rules see
 // it: content, keys, tool inputs, dropped fields, nested arrays.
-#include "fuzz/token_edges.hpp"
+#include "conform/fuzz/token_edges.hpp"
 
 #include <cctype>
 #include <utility>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 namespace {
 
@@ -205,4 +205,4 @@ std::string SessionWriter::edge_line() {
   return text.replace(text.find('@'), 1, token);
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

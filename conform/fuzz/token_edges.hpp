@@ -5,4 +5,4 @@
 // declared with it.
 #pragma once
 
-#include "fuzz/session_writer.hpp"
+#include "conform/fuzz/session_writer.hpp"

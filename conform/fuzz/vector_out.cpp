@@ -1,8 +1,8 @@
-#include "fuzz/vector_out.hpp"
+#include "conform/fuzz/vector_out.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "runner/temp_folder.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <cerrno>
 #include <system_error>
@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 namespace {
 
 std::string json_text(const nlohmann::ordered_json& value) {
@@ -25,7 +25,7 @@ constexpr int kMaxTries = 1000;
 
 void write_file(const VectorFolder& folder, const std::string& name, const std::string& bytes, int mode = 0644) {
   try {
-    cli::write_new_file_at(folder.fd.get(), name, bytes, mode);
+    runner::write_new_file_at(folder.fd.get(), name, bytes, mode);
   } catch (const std::system_error& error) {
     throw std::system_error(error.code(), "cannot write " + (folder.path / name).string());
   }
@@ -55,7 +55,7 @@ std::string expect_json(const FoundVector& vector) {
   std::string text = "{\n  \"rule\": " + json_text(vector.rule) + ",\n  \"about\": " + json_text(vector.about) +
                      ",\n  \"checks\": [\n";
   for (std::size_t i = 0; i < vector.checks.size(); ++i) {
-    const cli::Check& check = vector.checks[i];
+    const runner::Check& check = vector.checks[i];
     nlohmann::ordered_json json;
     json["args"] = check.args;
     json["exit"] = check.exit;
@@ -101,4 +101,4 @@ fs::path write_vector(const fs::path& out, FoundVector& vector) {
   return folder.path;
 }
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -7,20 +7,20 @@
 #pragma once
 
 #include "base/descriptor.hpp"
-#include "runner/conform_judge.hpp"
+#include "conform/runner/conform_judge.hpp"
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 
 struct FoundVector {
   std::string name;   // the folder's name, e.g. fuzz_7_123
   std::string input;  // input.jsonl's bytes
   std::string rule;   // "SPEC §3: the canonical serialization"
   std::string about;  // one sentence
-  std::vector<cli::Check> checks;
+  std::vector<runner::Check> checks;
   std::vector<std::string> reproduce;  // shell lines
 };
 
@@ -52,4 +52,4 @@ std::filesystem::path write_vector(const std::filesystem::path& out, FoundVector
 // `words` as one shell command line, each quoted when it needs it.
 std::string shell_line(const std::vector<std::string>& words);
 
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -1,8 +1,8 @@
-#include "runner/argument_forms.hpp"
+#include "conform/runner/argument_forms.hpp"
 
 #include <algorithm>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 // `args` as a FAIL line shows a check's words (runner/conform_vector.hpp):
@@ -43,4 +43,4 @@ std::optional<std::string> argument_form_problem(const std::vector<std::string>&
          "trim --max-chars N, trim, frobnicate; append in a file check, and only there): never passed to a port";
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // Why `args` (a check's words before FILE) is not one of SPEC.md §6.1's
 // forms, or nothing when it is. `file_check`: the check gives standard
@@ -31,4 +31,4 @@ inline constexpr std::size_t kMaxArgumentBytes = (std::size_t{128} << 10) - 1;
 
 std::optional<std::string> argument_form_problem(const std::vector<std::string>& args, bool file_check);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,7 +1,7 @@
-#include "runner/clean_ends.hpp"
+#include "conform/runner/clean_ends.hpp"
 
-#include "runner/supervision.hpp"
-#include "runner/temp_folder.hpp"
+#include "conform/runner/supervision.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <atomic>
 #include <system_error>
@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 std::atomic<bool> in_place{false};
@@ -68,4 +68,4 @@ CleanEnds::~CleanEnds() {
   in_place = false;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -22,7 +22,7 @@
 #include <csignal>
 #include <thread>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 class CleanEnds {
  public:
@@ -40,4 +40,4 @@ class CleanEnds {
   std::thread waiter_;
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,14 +1,14 @@
-#include "runner/conform.hpp"
+#include "conform/runner/conform.hpp"
 #include "base/decimal.hpp"
 
 #include "base/printable.hpp"
-#include "runner/conform_judge.hpp"
-#include "runner/conform_report.hpp"
-#include "runner/conform_select.hpp"
-#include "runner/conform_vector.hpp"
-#include "runner/port_runner.hpp"
-#include "runner/subprocess.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/conform_judge.hpp"
+#include "conform/runner/conform_report.hpp"
+#include "conform/runner/conform_select.hpp"
+#include "conform/runner/conform_vector.hpp"
+#include "conform/runner/port_runner.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -25,7 +25,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using agent_session::internal::terminal_safe;
@@ -125,8 +125,9 @@ const char* const kWhereToRun = " (pass --vectors DIR)";
 }  // namespace
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
-  // Errors name the program that was run: `agent-session` or `agent-session-conform`.
-  const std::string me = (options.program == "agent-session conform" ? "agent-session" : options.program) + ": ";
+  // Errors name the program that was run (agent-session-conform, also
+  // when `agent-session conform` ran it).
+  const std::string me = options.program + ": ";
   const std::string shown_vectors = terminal_safe(options.vectors);
   const VectorsVersion version = read_vectors_version(options.vectors);
   if (options.show_version) {
@@ -241,4 +242,4 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   return 0;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

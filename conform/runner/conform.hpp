@@ -6,8 +6,8 @@
 //   agent-session conform -- node tests/oracle/cli.mjs
 //   agent-session conform --vectors corpus/conformance --timeout 5 -- ./my-port
 //
-// Entry points: conform_main (runner/conform_options.hpp), called by
-// `agent-session conform` and by the standalone agent-session-conform.
+// Entry point: conform_main (conform/runner/conform_options.hpp), called
+// by agent-session-conform (which `agent-session conform` runs).
 //
 // For each check of each vector it runs `CMD ARGS... <check args> FILE`
 // with FILE the path of the vector's input.jsonl, then again with `-` and
@@ -35,15 +35,15 @@
 // check. No process the port starts outlives its run (runner/subprocess.hpp).
 #pragma once
 
-#include "runner/conform_judge.hpp"  // contains_error
-#include "runner/conform_options.hpp"
+#include "conform/runner/conform_judge.hpp"  // contains_error
+#include "conform/runner/conform_options.hpp"
 
 #include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // Runs the chosen vectors in `options.vectors` against `options.command`.
 // Failing checks and the summary go to `out`; a reason to stop, as one
@@ -57,4 +57,4 @@ namespace agent_session::cli {
 // report cannot be written. A failed write to `out` throws, as `out` does.
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

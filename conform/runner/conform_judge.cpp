@@ -1,9 +1,9 @@
-#include "runner/conform_judge.hpp"
+#include "conform/runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
-#include "runner/argument_forms.hpp"
-#include "runner/base64.hpp"
-#include "runner/untrusted_json.hpp"
+#include "conform/runner/argument_forms.hpp"
+#include "harness/base64.hpp"
+#include "harness/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,10 +13,14 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using agent_session::internal::terminal_safe;
+using harness::base64_decode;
+using harness::member;
+using harness::parse_untrusted_json;
+using harness::UntrustedJson;
 
 }  // namespace
 
@@ -160,7 +164,7 @@ Vector load_vector(const VectorDir& dir) {
     // Both files from the one folder opened, never through a link.
     const internal::Fd folder = open_vector_folder(dir.path);
     vector.input = read_file_at(folder.get(), "input.jsonl", "input.jsonl");
-    // One check at a time (runner/untrusted_json.hpp): what a vector costs
+    // One check at a time (src/harness/untrusted_json.hpp): what a vector costs
     // is its checks, never expect.json's DOM (corpus/conformance/README.md
     // states the bound).
     const UntrustedJson expect = parse_untrusted_json(
@@ -224,4 +228,4 @@ bool contains_error(const std::string& stderr_text, const std::string& expected)
   return false;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

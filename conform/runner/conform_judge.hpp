@@ -3,8 +3,8 @@
 // "Layout"), and why a run of the port fails one, as one printable line.
 #pragma once
 
-#include "runner/subprocess.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // One entry of a vector's expect.json "checks".
 struct Check {
@@ -78,4 +78,4 @@ std::string describe_difference(const std::string& what, const std::string& expe
 // or by ": " (so that "line 1" never passes for "line 12").
 bool contains_error(const std::string& stderr_text, const std::string& expected);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

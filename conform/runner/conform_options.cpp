@@ -1,9 +1,9 @@
-#include "runner/conform_options.hpp"
+#include "conform/runner/conform_options.hpp"
 #include "base/decimal.hpp"
 
-#include "runner/clean_ends.hpp"
-#include "runner/conform.hpp"
-#include "runner/exec_adapter.hpp"
+#include "conform/runner/clean_ends.hpp"
+#include "conform/runner/conform.hpp"
+#include "conform/runner/exec_adapter.hpp"
 
 #include "base/printable.hpp"
 
@@ -17,7 +17,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -195,7 +195,7 @@ std::string conform_help(std::string_view program) {
          "driven with --harness.\n" +
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
-         "(fuzz --help; in the project's build, not the standalone one).\n" +
+         "(fuzz --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +
@@ -230,9 +230,7 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
   try {
     options = parse_conform_options(args);
   } catch (const ConformUsageError& error) {
-    // `agent-session: conform: ...` in our CLI, `agent-session-conform: ...` on its own.
-    err << (program == "agent-session conform" ? std::string("agent-session: conform") : std::string(program)) << ": "
-        << error.message << " (" << program << " --help shows the usage)\n";
+    err << program << ": " << error.message << " (" << program << " --help shows the usage)\n";
     return 2;
   }
   options.program = std::string(program);
@@ -244,9 +242,9 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
   return run_conformance(options, out, err);
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err) {
   return conform_main(args, program, std::cin, out, err);
@@ -277,4 +275,4 @@ bool is_report_spec(std::string_view text) {
   return kind && text.find('=') + 1 < text.size();
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,8 +1,8 @@
 // The conformance runner's command line, parsed by hand so that the
 // runner needs nothing but the standard library, POSIX and nlohmann/json
-// (it is built alone by conform/CMakeLists.txt). Both entry points,
-// `agent-session conform ...` and `agent-session-conform ...`, call
-// conform_main with the words after their name.
+// (the library is linked for the port fuzzer alone). agent-session-conform
+// (conform/fuzz/main.cpp, which `agent-session conform ...` runs) calls
+// conform_main with the words after its name.
 //
 // Example:
 //   agent-session-conform --timeout 5 --report junit=out.xml -- ./my-port
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 struct ConformOptions {
   std::string vectors = "corpus/conformance";     // the parser's default: default_vectors_folder()
@@ -32,7 +32,7 @@ struct ConformOptions {
   std::string format = "text";       // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;  // "junit=FILE", "json=FILE": written after the run
   bool show_help = false;            // -h, --help: print conform_help, run nothing
-  std::string program = "agent-session conform";  // set by conform_main: who errors are from
+  std::string program = "agent-session-conform";  // set by conform_main: who errors are from
 };
 
 // What `args` (the words after the program's name) ask for. Throws
@@ -48,7 +48,7 @@ struct ConformUsageError {
 ConformOptions parse_conform_options(const std::vector<std::string>& args);
 
 // The --help text; `program` is how the runner was called
-// ("agent-session conform", "agent-session-conform").
+// ("agent-session-conform"; a test may name another).
 std::string conform_help(std::string_view program);
 
 // The vectors used when --vectors is not given: the first folder that
@@ -89,4 +89,4 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
 int conform_main(const std::vector<std::string>& args, std::string_view program, std::istream& in, std::ostream& out,
                  std::ostream& err);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,4 +1,4 @@
-#include "runner/conform_report.hpp"
+#include "conform/runner/conform_report.hpp"
 #include "base/utf8.hpp"
 
 #include "base/printable.hpp"
@@ -13,7 +13,7 @@
 #include <map>
 #include <ostream>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 using internal::append_escape;
 using internal::decode_utf8;
@@ -343,4 +343,4 @@ bool write_reports(const RunOutcome& run, const std::vector<std::string>& report
   return written;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 enum class Verdict { pass, fail, skip };
 
@@ -94,7 +94,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out);
 // Writes `run` as each of `reports` asks ("junit=FILE" or "json=FILE", as
 // --report takes them), trying every one: a report that fails leaves the
 // others to CI. False when one could not be written; each such is one
-// line on `err`, after `me` ("agent-session conform: ").
+// line on `err`, after `me` ("agent-session-conform: ").
 bool write_reports(const RunOutcome& run, const std::vector<std::string>& reports, const std::string& me,
                    std::ostream& err);
 
@@ -103,4 +103,4 @@ bool write_reports(const RunOutcome& run, const std::vector<std::string>& report
 void write_tap_header(std::size_t vectors, std::ostream& out);
 void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostream& out);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

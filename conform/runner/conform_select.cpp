@@ -1,4 +1,4 @@
-#include "runner/conform_select.hpp"
+#include "conform/runner/conform_select.hpp"
 #include "base/decimal.hpp"
 
 #include "base/printable.hpp"
@@ -16,7 +16,7 @@
 #error "AGENT_SESSION_VERSION (the CMake project's VERSION) must be defined"
 #endif
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -132,4 +132,4 @@ std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, co
   return selected;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

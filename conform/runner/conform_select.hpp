@@ -4,14 +4,14 @@
 // corpus/conformance/README.md "Running the suite".
 #pragma once
 
-#include "runner/vector_files.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // The runner's version: the CMake project's VERSION.
 std::string_view runner_version() noexcept;
@@ -46,4 +46,4 @@ struct SelectedVector {
 std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, const std::vector<std::string>& only,
                                            const std::string& skip_file);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,10 +1,10 @@
-#include "runner/conform_vector.hpp"
+#include "conform/runner/conform_vector.hpp"
 
 #include "base/printable.hpp"
-#include "runner/conform_judge.hpp"
-#include "runner/file_check.hpp"
-#include "runner/subprocess.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/conform_judge.hpp"
+#include "conform/runner/file_check.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using agent_session::internal::terminal_safe;
@@ -195,4 +195,4 @@ std::vector<std::string> failure_lines(const VectorOutcome& vector) {
   return lines;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -5,16 +5,16 @@
 // corpus/conformance/README.md step 4), and the lines that report it.
 #pragma once
 
-#include "runner/conform_options.hpp"
-#include "runner/conform_report.hpp"
-#include "runner/conform_select.hpp"
-#include "runner/port_runner.hpp"
+#include "conform/runner/conform_options.hpp"
+#include "conform/runner/conform_report.hpp"
+#include "conform/runner/conform_select.hpp"
+#include "conform/runner/port_runner.hpp"
 
 #include <chrono>
 #include <string>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // What running one vector found.
 struct VectorReport {
@@ -39,4 +39,4 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
 // it; one SKIP line for a vector of the skip file.
 std::vector<std::string> failure_lines(const VectorOutcome& vector);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,16 +1,20 @@
-#include "runner/exec_adapter.hpp"
+#include "conform/runner/exec_adapter.hpp"
 
-#include "runner/conform_options.hpp"
-#include "runner/conform_select.hpp"
-#include "runner/harness_server.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/conform_options.hpp"
+#include "conform/runner/conform_select.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "harness/server.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <ostream>
 #include <string_view>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
+
+using harness::HarnessPort;
+using harness::HarnessRun;
+using harness::serve_harness;
 
 int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   // The runner's own parser: --timeout and --max-output mean what they mean there.
@@ -51,4 +55,4 @@ int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, st
   });
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

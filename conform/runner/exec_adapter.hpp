@@ -1,6 +1,6 @@
 // `agent-session-conform exec-adapter [--timeout S] [--max-output N] -- PORT...`:
 // the harness protocol (corpus/conformance/harness.md) for any port that
-// has exec mode only. It serves requests on `in`/`out` (runner/harness_server.hpp)
+// has exec mode only. It serves requests on `in`/`out` (src/harness/server.hpp)
 // and runs each `run` as `PORT ARGV...` with the request's standard
 // input, through run_process (runner/subprocess.hpp): the same timeout,
 // output cap and process-tree supervision as an exec-mode conformance run.
@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // `args`: the words after `exec-adapter`. Exit 2 with one line on `err`
 // for a usage error (no PORT, a bad --timeout or --max-output); else
 // serve_harness's exit.
 int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,7 +1,7 @@
-#include "runner/file_check.hpp"
+#include "conform/runner/file_check.hpp"
 
-#include "runner/temp_folder.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/temp_folder.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 const char* const kFileName = "session.jsonl";
@@ -65,4 +65,4 @@ std::optional<std::string> CheckFile::judge_after() const {
   return describe_difference("FILE", *expected, actual);
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -11,14 +11,14 @@
 //   if (auto why = file.judge_after()) ...;  // "FILE differs at byte 30 (line 2): ..."
 #pragma once
 
-#include "runner/conform_judge.hpp"
-#include "runner/temp_folder.hpp"
+#include "conform/runner/conform_judge.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 class CheckFile {
  public:
@@ -42,4 +42,4 @@ class CheckFile {
   std::optional<TempFolder> folder_;  // none with `-`
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,8 +1,8 @@
-#include "runner/harness_client.hpp"
+#include "conform/runner/harness_client.hpp"
 
 #include "base/printable.hpp"
-#include "runner/base64.hpp"
-#include "runner/untrusted_json.hpp"
+#include "harness/base64.hpp"
+#include "harness/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,10 +10,17 @@
 #include <cstdint>
 #include <utility>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using agent_session::internal::terminal_safe;
+using harness::base64_decode;
+using harness::base64_decoded_size;
+using harness::base64_encode;
+using harness::member;
+using harness::parse_untrusted_json;
+using harness::shown_value;
+using harness::UntrustedJson;
 using Clock = LiveProcess::Clock;
 using nlohmann::json;
 
@@ -254,4 +261,4 @@ std::optional<std::string> HarnessClient::stop() {
   return std::nullopt;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

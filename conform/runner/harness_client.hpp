@@ -21,8 +21,9 @@
 // (runner/live_process.hpp).
 #pragma once
 
-#include "runner/live_process.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/live_process.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "harness/protocol.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -33,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // How many failed starts in a row end a client's restarts; a start that
 // succeeds resets the count. Then every later run fails at once ("the
@@ -52,11 +53,7 @@ struct HarnessSettings {
   std::string folder;                 // the folder the port starts in; empty: the runner's working directory
 };
 
-// What the port said of itself in its start response.
-struct HarnessPort {
-  std::string name, version, language;
-  std::vector<std::string> commands;
-};
+using harness::HarnessPort;  // what the port said of itself in its start response
 
 class HarnessClient {
  public:
@@ -101,4 +98,4 @@ class HarnessClient {
   std::string last_failure_;   // why the last of them failed
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

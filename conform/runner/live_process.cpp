@@ -1,4 +1,4 @@
-#include "runner/live_process.hpp"
+#include "conform/runner/live_process.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using namespace supervision;
@@ -143,4 +143,4 @@ ProcessResult LiveProcess::close(Clock::time_point until) {
   return result;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -13,15 +13,15 @@
 // One thread only: the supervisor dies with the thread that started it.
 #pragma once
 
-#include "runner/subprocess.hpp"
-#include "runner/supervision.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/supervision.hpp"
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 class LiveProcess {
  public:
@@ -83,4 +83,4 @@ class LiveProcess {
   std::size_t unasked_ = 0;
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

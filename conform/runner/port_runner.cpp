@@ -1,4 +1,4 @@
-#include "runner/port_runner.hpp"
+#include "conform/runner/port_runner.hpp"
 
 #include "base/utf8.hpp"
 
@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -86,4 +86,4 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
   return harness_->run(args, input, name);
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

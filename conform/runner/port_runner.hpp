@@ -13,10 +13,10 @@
 //   const ProcessResult r = port.run({"check", "-"}, input);  // CMD check -
 #pragma once
 
-#include "runner/conform_options.hpp"
-#include "runner/harness_client.hpp"
-#include "runner/subprocess.hpp"
-#include "runner/temp_folder.hpp"
+#include "conform/runner/conform_options.hpp"
+#include "conform/runner/harness_client.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // The port's command as it runs in a folder of its own: the program word
 // when it holds a '/', and every other word that names something relative
@@ -62,4 +62,4 @@ class PortRunner {
   std::optional<HarnessClient> harness_;  // declared last: the port stops before its folder goes
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,6 +1,6 @@
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 
-#include "runner/supervision.hpp"
+#include "conform/runner/supervision.hpp"
 
 #include <array>
 #include <cerrno>
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 using namespace supervision;
@@ -192,4 +192,4 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
   return text.str();
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

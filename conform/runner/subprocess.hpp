@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 enum class ProcessEnd {
   exited,        // exit_code holds the status
@@ -99,4 +99,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
 // by signal 9 (Killed); what the port started may still run".
 std::string describe_end(const ProcessResult& result, std::chrono::milliseconds timeout);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

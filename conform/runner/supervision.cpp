@@ -1,4 +1,4 @@
-#include "runner/supervision.hpp"
+#include "conform/runner/supervision.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
-namespace agent_session::cli::supervision {
+namespace agent_session::conform::runner::supervision {
 
 namespace {
 
@@ -224,4 +224,4 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
   return started;
 }
 
-}  // namespace agent_session::cli::supervision
+}  // namespace agent_session::conform::runner::supervision

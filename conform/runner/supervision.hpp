@@ -6,8 +6,8 @@
 #pragma once
 
 #include "base/descriptor.hpp"
-#include "runner/subprocess.hpp"
-#include "runner/supervisor.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/supervisor.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -19,7 +19,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-namespace agent_session::cli::supervision {
+namespace agent_session::conform::runner::supervision {
 
 using Clock = std::chrono::steady_clock;
 using internal::Fd;
@@ -146,4 +146,4 @@ void hold_for_clean_ends(const sigset_t& signals);
 // just before the process exits.
 void stop_every_supervisor(Clock::time_point until) noexcept;
 
-}  // namespace agent_session::cli::supervision
+}  // namespace agent_session::conform::runner::supervision

@@ -1,5 +1,7 @@
-#include "runner/supervisor.hpp"
+#include "conform/runner/supervisor.hpp"
+
 #include "base/decimal.hpp"
+#include "base/descriptor.hpp"
 
 #include <cerrno>
 #include <cstddef>
@@ -17,9 +19,17 @@
 #include <unistd.h>
 
 // Everything here runs in the child of a threaded process: only
-// async-signal-safe calls (system calls, no allocation, no locks).
-namespace agent_session::cli {
+// async-signal-safe calls (system calls, no allocation, no locks). A file
+// read and closed here is an Fd (its destructor is one close(2), which
+// is async-signal-safe). The launch's descriptors are raw ints on
+// purpose: they are placed by number (dup2 onto 0, 1, 2; keep_only closes
+// every other number), handed across fork, and each process here ends in
+// _exit, where no destructor runs: what owns them is the position, which
+// an object cannot express.
+namespace agent_session::conform::runner {
 namespace {
+
+using internal::Fd;
 
 template <typename T>
 void write_word(int fd, const T& word) {
@@ -57,11 +67,10 @@ pid_t parent_of(int proc, const char* name) {
   std::size_t length = 0;
   for (; name[length] != '\0' && length < 32; ++length) path[length] = name[length];
   std::memcpy(path + length, "/stat", sizeof "/stat");
-  const int fd = ::openat(proc, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  const Fd fd(::openat(proc, path, O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return -1;
   char text[512];
-  const ssize_t n = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
+  const ssize_t n = ::read(fd.get(), text, sizeof text - 1);
   if (n <= 0) return -1;
   text[n] = '\0';
   // The command name may hold anything, ')' too; what follows the last ')' cannot.
@@ -92,13 +101,12 @@ void for_each_process(int proc, const Visit& visit) {
 // it: the pid read from /proc still names that child when it is killed.
 // (What kill_tree, below, does when it cannot map its memory.)
 int kill_children(pid_t self) {
-  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (proc < 0) return 0;
+  const Fd proc(::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (proc.get() < 0) return 0;
   int killed = 0;
-  for_each_process(proc, [&](pid_t pid, const char* name) {
-    if (pid != self && parent_of(proc, name) == self && ::kill(pid, SIGKILL) == 0) ++killed;
+  for_each_process(proc.get(), [&](pid_t pid, const char* name) {
+    if (pid != self && parent_of(proc.get(), name) == self && ::kill(pid, SIGKILL) == 0) ++killed;
   });
-  ::close(proc);
   return killed;
 }
 
@@ -106,11 +114,9 @@ int kill_children(pid_t self) {
 // PID_MAX_LIMIT.
 std::size_t pid_limit() {
   std::size_t limit = 0;
-  const int fd = ::open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
+  if (const Fd fd(::open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC)); fd.get() >= 0) {
     char text[32];
-    const ssize_t n = ::read(fd, text, sizeof text);
-    ::close(fd);
+    const ssize_t n = ::read(fd.get(), text, sizeof text);
     if (n > 0) limit = internal::parse_decimal(internal::leading_digits(std::string_view(text, n))).value_or(0);
   }
   return limit > 0 && limit <= (1U << 22) ? limit : (1U << 22);
@@ -147,11 +153,10 @@ int kill_tree(pid_t self) {
   pid_t* const first_child = parent + limit;
   pid_t* const next_sibling = first_child + limit;
   pid_t* const queue = next_sibling + limit;
-  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int killed = 0;
-  if (proc >= 0) {
-    for_each_process(proc, [&](pid_t pid, const char* name) {
-      const pid_t up = parent_of(proc, name);
+  if (const Fd proc(::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)); proc.get() >= 0) {
+    for_each_process(proc.get(), [&](pid_t pid, const char* name) {
+      const pid_t up = parent_of(proc.get(), name);
       if (pid <= 0 || up <= 0 || static_cast<std::size_t>(pid) >= limit || static_cast<std::size_t>(up) >= limit)
         return;
       parent[pid] = up;
@@ -169,10 +174,9 @@ int kill_tree(pid_t self) {
       const pid_t pid = queue[head++];
       char name[16];
       name_of(pid, name);
-      if (parent_of(proc, name) == parent[pid] && ::kill(pid, SIGKILL) == 0) ++killed;
+      if (parent_of(proc.get(), name) == parent[pid] && ::kill(pid, SIGKILL) == 0) ++killed;
       enqueue_children(pid);
     }
-    ::close(proc);
   }
   ::munmap(memory, bytes);
   return killed;
@@ -334,4 +338,4 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   ::_exit(0);
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -42,10 +42,13 @@
 
 #include <sys/types.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // What the supervisor needs, all prepared before fork: the child of a
-// threaded process may only make async-signal-safe calls.
+// threaded process may only make async-signal-safe calls. The descriptors
+// are borrowed numbers: the caller's Fds own them (start_supervised's
+// pipes), and the supervisor, which ends in _exit without running a
+// destructor, places them by number (supervisor.cpp).
 struct SupervisorLaunch {
   char* const* argv;
   const char* cwd;        // the program's working directory; nullptr: the caller's
@@ -81,4 +84,4 @@ struct SupervisorReport {
 // thread dies.
 [[noreturn]] void run_supervisor(const SupervisorLaunch& launch) noexcept;
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -1,8 +1,9 @@
-#include "runner/temp_folder.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -14,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -42,8 +43,14 @@ bool is_folder(int at, const char* name) {
 // (files, links, sockets) is unlinked on the way.
 std::vector<std::string> empty_but_folders(int fd) {
   std::vector<std::string> folders;
-  DIR* dir = ::fdopendir(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
-  if (dir == nullptr) return folders;
+  // A copy of `fd` for the stream, closed here when no stream takes it;
+  // once one does, closedir closes it, on every way out (a throwing
+  // push_back included).
+  Fd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  const std::unique_ptr<DIR, int (*)(DIR*)> stream(::fdopendir(copy.get()), ::closedir);
+  if (stream == nullptr) return folders;
+  copy.release();
+  DIR* const dir = stream.get();
   while (const dirent* entry = ::readdir(dir)) {
     const std::string name = entry->d_name;
     if (name == "." || name == "..") continue;
@@ -54,7 +61,6 @@ std::vector<std::string> empty_but_folders(int fd) {
       ::unlinkat(fd, name.c_str(), 0);
     }
   }
-  ::closedir(dir);
   return folders;
 }
 
@@ -184,4 +190,4 @@ TempFolder::TempFolder(const std::string& prefix) : path_(make_temp_folder(prefi
 
 TempFolder::~TempFolder() { remove_temp_folder(path_); }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
 // A new folder `<TMPDIR or /tmp>/<prefix>XXXXXX` (mkdtemp), listed until
 // remove_temp_folder. Throws std::system_error when it cannot be made.
@@ -67,4 +67,4 @@ class TempFolder {
   internal::Fd fd_;
 };
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

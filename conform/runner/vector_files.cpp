@@ -1,4 +1,4 @@
-#include "runner/vector_files.hpp"
+#include "conform/runner/vector_files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -136,4 +136,4 @@ std::vector<VectorDir> vector_dirs(const fs::path& root, std::error_code& error)
   return dirs;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/descriptor.hpp"
+#include "harness/protocol.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -12,11 +13,11 @@
 #include <system_error>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 
-// A vector's files are at most this large: the biggest in the corpus is
-// 70 KB, and every job holds its vector's input in memory.
-inline constexpr std::size_t kMaxVectorFile = std::size_t{64} << 20;
+// A vector's files are at most harness::kMaxVectorFile bytes
+// (src/harness/protocol.hpp: a harness run request carries one).
+using harness::kMaxVectorFile;
 
 // A vector: a folder of the vectors folder, or an entry that is not one
 // but may have been meant as one (a link to a folder, an entry whose type
@@ -66,4 +67,4 @@ std::string read_vector_file(const std::filesystem::path& dir, const std::string
 // read_file_at. Throws std::runtime_error naming it by its file name.
 std::string read_named_file(const std::filesystem::path& path);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

@@ -2,9 +2,9 @@
 // a vector's `args` are data, checked before any port sees them, in exec
 // and in harness mode; a harness server runs only the port's own commands;
 // a check the system refuses to start fails alone and the run goes on.
-#include "runner/argument_forms.hpp"
-#include "runner/harness_client.hpp"
-#include "runner/harness_server.hpp"
+#include "conform/runner/argument_forms.hpp"
+#include "conform/runner/harness_client.hpp"
+#include "harness/server.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::argument_form_problem;
+using conform::runner::argument_form_problem;
 using test_support::conform;
 using test_support::conform_binary;
 using test_support::FakeVectors;
@@ -124,13 +124,13 @@ TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
   const std::vector<std::vector<std::string>> servers = {
       {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
   for (const auto& server : servers) {
-    cli::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
     ASSERT_EQ(port.start(), std::nullopt);
     for (const Words& argv : {Words{"conform", "--", "sh", "-c", "touch " + marker},
                               Words{"conform", "exec-adapter", "--", "sh", "-c", "touch " + marker}, Words{"run"},
                               Words{"units", "-"}, Words{}}) {
       const auto r = port.run(argv, "");
-      EXPECT_EQ(r.end, cli::ProcessEnd::exited) << r.error;
+      EXPECT_EQ(r.end, conform::runner::ProcessEnd::exited) << r.error;
       EXPECT_EQ(r.exit_code, 2) << (argv.empty() ? "(none)" : argv[0]);
       EXPECT_TRUE(r.out.empty());
       EXPECT_NE(r.err.find(argv.empty() ? "no command" : "unknown command '" + argv[0] + "'"), std::string::npos)
@@ -143,10 +143,10 @@ TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
 }
 
 TEST(ArgumentForms, AWordLongerThanAProcessArgumentMayBeIsRefused) {
-  EXPECT_EQ(argument_form_problem({"trim", "--max-chars", std::string(cli::kMaxArgumentBytes, '7')}, false),
+  EXPECT_EQ(argument_form_problem({"trim", "--max-chars", std::string(conform::runner::kMaxArgumentBytes, '7')}, false),
             std::nullopt);
   const auto problem =
-      argument_form_problem({"trim", "--max-chars", std::string(cli::kMaxArgumentBytes + 1, '7')}, false);
+      argument_form_problem({"trim", "--max-chars", std::string(conform::runner::kMaxArgumentBytes + 1, '7')}, false);
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("args word 3 is 131072 bytes long, more than the 131071"), std::string::npos) << *problem;
 }
@@ -157,10 +157,10 @@ TEST(HarnessServer, AnArgvWordWithANulByteIsAnErrorNeverARun) {
   const std::vector<std::vector<std::string>> servers = {
       {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
   for (const auto& server : servers) {
-    cli::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
     ASSERT_EQ(port.start(), std::nullopt);
     const auto r = port.run({"check", std::string("/etc/hostname\0x", 15)}, "");
-    EXPECT_EQ(r.end, cli::ProcessEnd::harness_failure);
+    EXPECT_EQ(r.end, conform::runner::ProcessEnd::harness_failure);
     EXPECT_NE(r.error.find("an argv word holds a NUL byte"), std::string::npos) << r.error;
   }
 }
@@ -201,8 +201,8 @@ TEST(HarnessServer, ARequestLineLongerThanTheLimitIsAnErrorAndTheServerGoesOn) {
   Endless source(std::size_t{200} << 20);  // past the limit, a vector file's base64 and 1 MiB
   std::istream in(&source);
   std::ostringstream out;
-  const int code = cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto&, std::string_view) {
-    return cli::HarnessRun{0, "", "", ""};
+  const int code = harness::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto&, std::string_view) {
+    return harness::HarnessRun{0, "", "", ""};
   });
   EXPECT_EQ(code, 0);
   EXPECT_NE(out.str().find("{\"op\":\"error\",\"message\":\"request longer than "), std::string::npos) << out.str();

@@ -1,5 +1,5 @@
-// runner/base64.hpp: RFC 4648 §4 base64, as the harness protocol carries bytes.
-#include "runner/base64.hpp"
+// src/harness/base64.hpp: RFC 4648 §4 base64, as the harness protocol carries bytes.
+#include "harness/base64.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 namespace agent_session {
 namespace {
 
-using cli::base64_decode;
-using cli::base64_decoded_size;
-using cli::base64_encode;
+using harness::base64_decode;
+using harness::base64_decoded_size;
+using harness::base64_encode;
 
 TEST(Base64, EncodesTheRfc4648TestVectors) {
   EXPECT_EQ(base64_encode(""), "");

@@ -4,7 +4,7 @@
 // FILE's folder; nor does a run that ends on its own. The
 // binary runs as an unprivileged user when the test is root: root reads a
 // mode-000 folder anyway, which would hide the defect.
-#include "runner/temp_folder.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +48,8 @@ std::vector<std::string> locking_port(const std::string& then) {
 // The scripts' folder goes when the tests are done.
 const struct RemoveScripts {
   ~RemoveScripts() {
-    cli::remove_tree(fs::temp_directory_path() / ("agent-session-clean-ends-" + std::to_string(::getpid())));
+    conform::runner::remove_tree(fs::temp_directory_path() /
+                                 ("agent-session-clean-ends-" + std::to_string(::getpid())));
   }
 } remove_scripts;
 
@@ -56,7 +57,7 @@ const struct RemoveScripts {
 fs::path private_tmpdir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("agent-session-clean-ends-" + std::to_string(::getpid()) + "-tmp-" + name);
-  cli::remove_tree(dir);
+  conform::runner::remove_tree(dir);
   fs::create_directories(dir);
   return dir;
 }
@@ -129,7 +130,7 @@ void expect_clean_end(const std::string& name, const std::vector<std::string>& a
                                                            : "");
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
-    cli::remove_tree(tmpdir);
+    conform::runner::remove_tree(tmpdir);
   }
 }
 
@@ -171,7 +172,7 @@ TEST(CleanEnds, AFolderAPortMadeUnreadableIsRemovedAtTheEndOfItsCheck) {
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);  // the port appends nothing
   EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
-  cli::remove_tree(tmpdir);
+  conform::runner::remove_tree(tmpdir);
 }
 
 // remove_tree itself: deep, unreadable, with links that lead out (never
@@ -188,11 +189,11 @@ TEST(CleanEnds, RemoveTreeTakesDeepAndUnreadableTreesButNothingALinkNames) {
   fs::create_directory_symlink(outside, root / "t" / "link");
   fs::create_directory_symlink(outside / "keep", deep / "link");
   for (fs::path p = deep; p != root; p = p.parent_path()) ::chmod(p.c_str(), 0);
-  EXPECT_TRUE(cli::remove_tree(root));
+  EXPECT_TRUE(conform::runner::remove_tree(root));
   EXPECT_FALSE(fs::exists(fs::symlink_status(root)));
   EXPECT_TRUE(fs::is_directory(outside / "keep"));
   EXPECT_EQ(fs::status(outside / "keep").permissions(), fs::perms(0750));  // no mode changed through a link
-  cli::remove_tree(outside);
+  conform::runner::remove_tree(outside);
 }
 
 }  // namespace

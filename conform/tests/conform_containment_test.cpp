@@ -6,8 +6,8 @@
 // runner-chosen ASCII relative to the port's starting folder, so a
 // runner started in a folder it may enter but not list, or whose name is
 // not UTF-8, runs as exec mode does.
-#include "runner/port_runner.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/port_runner.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -157,14 +157,14 @@ TEST_F(Beside, TheHarnessServerTakesARelativeCwdFromAFolderItMayNotList) {
   ASSERT_EQ(::chmod(here_.c_str(), 0711), 0);
   std::vector<std::string> argv = in_folder(here_, unprivileged());
   argv.insert(argv.end(), {AGENT_SESSION_CLI, "harness"});
-  const auto r =
-      cli::run_process(argv,
-                       "{\"op\":\"start\",\"protocol\":1}\n"
-                       "{\"op\":\"run\",\"seq\":1,\"argv\":[\"check\",\"s.jsonl\"],\"stdin_b64\":\"\","
-                       "\"cwd\":\"run-1\"}\n"
-                       "{\"op\":\"run\",\"seq\":2,\"argv\":[\"check\",\"run-1/s.jsonl\"],\"stdin_b64\":\"\"}\n"
-                       "{\"op\":\"stop\"}\n",
-                       std::chrono::minutes(1));
+  const auto r = conform::runner::run_process(
+      argv,
+      "{\"op\":\"start\",\"protocol\":1}\n"
+      "{\"op\":\"run\",\"seq\":1,\"argv\":[\"check\",\"s.jsonl\"],\"stdin_b64\":\"\","
+      "\"cwd\":\"run-1\"}\n"
+      "{\"op\":\"run\",\"seq\":2,\"argv\":[\"check\",\"run-1/s.jsonl\"],\"stdin_b64\":\"\"}\n"
+      "{\"op\":\"stop\"}\n",
+      std::chrono::minutes(1));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   // "1 messages\n" is MSBtZXNzYWdlcwo=.
   EXPECT_NE(r.out.find("{\"op\":\"run\",\"seq\":1,\"exit\":0,\"stdout_b64\":\"MSBtZXNzYWdlcwo=\",\"stderr_b64\":\"\"}"),
@@ -182,10 +182,10 @@ TEST_F(Beside, TheCommandsRelativePathsBecomeAbsolute) {
   std::ofstream(here_ / "cli.mjs") << "";
   const fs::path home = fs::current_path();
   fs::current_path(here_);
-  const auto resolved =
-      cli::resolved_command({"bin/port", "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs", "", "bin", "./bin"});
-  const auto bare = cli::resolved_command({"node", "cli.mjs"});
-  const auto absent = cli::resolved_command({"build/agent-session"});
+  const auto resolved = conform::runner::resolved_command(
+      {"bin/port", "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs", "", "bin", "./bin"});
+  const auto bare = conform::runner::resolved_command({"node", "cli.mjs"});
+  const auto absent = conform::runner::resolved_command({"build/agent-session"});
   fs::current_path(home);
   const std::string at = here_.string() + "/";
   EXPECT_EQ(resolved, (std::vector<std::string>{at + "bin/port", at + "cli.mjs", "-c", "exit 2", "/abs", "absent.mjs",

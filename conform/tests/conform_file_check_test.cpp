@@ -5,8 +5,8 @@
 // in harness mode alike; the vector's folder is never written. Then the
 // real `append` vectors (SPEC.md §6): the torn-tail mutant fails them,
 // with the same verdicts in both modes.
-#include "runner/conform.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/conform.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -128,7 +128,7 @@ TEST_F(FakeVectors, AFileChecksReproduceCommandRuns) {
   ASSERT_NE(at, std::string::npos) << r.out;
   const std::string command = r.out.substr(at + 13, r.out.find('\n', at) - at - 13);
   EXPECT_EQ(command.find('\x01'), std::string::npos) << command;  // printable
-  const auto run = cli::run_process({"sh", "-c", command}, "", std::chrono::seconds(20));
+  const auto run = conform::runner::run_process({"sh", "-c", command}, "", std::chrono::seconds(20));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "a\nb'%\\\x01\n") << command;
 }

@@ -2,7 +2,7 @@
 // two stream rules, whatever the vector says: nothing on standard output
 // when the exit code is not 0, nothing on standard error on exit 0. Ports
 // that break one and pass everything else fail, with the rule named.
-#include "runner/conform_judge.hpp"
+#include "conform/runner/conform_judge.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>

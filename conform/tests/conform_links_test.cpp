@@ -6,7 +6,7 @@
 // that turns FILE into a link or a FIFO fails its file check, named,
 // without the runner following or blocking; and a port that leaves
 // folders it made unreadable leaves no temporary folder behind.
-#include "runner/temp_folder.hpp"
+#include "conform/runner/temp_folder.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -114,7 +114,7 @@ TEST_F(LinkedVectors, ALinkedVersionIsNoVersionAndItsTargetIsNeverRead) {
   fs::create_symlink(outside_ / "secret.jsonl", dir_ / "VERSION");
   const auto r = conform_binary(dir_, {}, {"--version"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_EQ(r.err, "agent-session: the vectors in '" + dir_.string() +
+  EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
                        "' have no version: VERSION is a symbolic link, not a regular file; the runner follows no link "
                        "out of a folder\n");
   EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
@@ -160,7 +160,7 @@ TEST_F(FakeVectors, APortLeavingUnreadableFoldersAndFilesBesideFileLeavesNoTempo
   ASSERT_FALSE(folder.empty()) << r.out;
   std::error_code error;
   EXPECT_FALSE(fs::exists(folder, error)) << folder;
-  if (fs::exists(folder, error)) cli::remove_tree(folder);
+  if (fs::exists(folder, error)) conform::runner::remove_tree(folder);
 }
 
 // remove_tree itself, as the owner: a folder tree 3,000 deep (more than
@@ -180,7 +180,7 @@ TEST_F(FakeVectors, RemoveTreeFollowsNoLinkAndNeedsNoDescriptorPerLevel) {
   }
   ASSERT_EQ(::chmod(".", 0), 0);
   fs::current_path(home);
-  EXPECT_TRUE(cli::remove_tree(tree));
+  EXPECT_TRUE(conform::runner::remove_tree(tree));
   EXPECT_FALSE(fs::exists(tree));
   EXPECT_EQ(file_bytes(dir_ / "kept" / "file"), "x");
 }

@@ -2,7 +2,7 @@
 // (runner/conform_options.hpp): every option in both spellings, the port's
 // command line, one-line usage errors with exit 2, the help, and the
 // default vectors folder.
-#include "runner/conform_options.hpp"
+#include "conform/runner/conform_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,13 +13,13 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::ConformOptions;
-using cli::parse_conform_options;
+using conform::runner::ConformOptions;
+using conform::runner::parse_conform_options;
 
 std::string usage_error(const std::vector<std::string>& args) {
   try {
     parse_conform_options(args);
-  } catch (const cli::ConformUsageError& error) {
+  } catch (const conform::runner::ConformUsageError& error) {
     return error.message;
   }
   return "(no error)";
@@ -32,13 +32,13 @@ struct MainRun {
 
 MainRun conform_main(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = cli::conform_main(args, "agent-session-conform", out, err);
+  const int code = conform::runner::conform_main(args, "agent-session-conform", out, err);
   return {code, out.str(), err.str()};
 }
 
 TEST(ConformOptions, DefaultsWithoutArguments) {
   const ConformOptions options = parse_conform_options({});
-  EXPECT_EQ(options.vectors, cli::default_vectors_folder());
+  EXPECT_EQ(options.vectors, conform::runner::default_vectors_folder());
   EXPECT_EQ(options.timeout_seconds, 10);
   EXPECT_EQ(options.jobs, 1u);
   EXPECT_EQ(options.max_output, std::size_t{1} << 20);
@@ -124,7 +124,9 @@ TEST(ConformOptions, SecondsAreDecimalOnlyFromAStatedMinimum) {
        {"0x10", "0x1p3", "1e3", "1e-3",  "1E2",    " 5",   "5 ",       "+5",        "-5",    "inf", "nan",
         "INF",  ".5",    "5.",  "1.2.3", "0.0001", "0.09", "0.099999", "1000000.5", "1e400", "",    "\xff"}) {
     EXPECT_EQ(usage_error({"--timeout", bad}).rfind("--timeout: ", 0), 0u) << bad;
-    EXPECT_EQ(cli::parse_seconds(bad, cli::kMinTimeoutSeconds, cli::kMaxSeconds), std::nullopt) << bad;
+    EXPECT_EQ(conform::runner::parse_seconds(bad, conform::runner::kMinTimeoutSeconds, conform::runner::kMaxSeconds),
+              std::nullopt)
+        << bad;
   }
   EXPECT_EQ(usage_error({"--timeout", "0.0001"}),
             "--timeout: \"0.0001\" is not a decimal number of seconds from 0.1 to 1000000");
@@ -132,7 +134,7 @@ TEST(ConformOptions, SecondsAreDecimalOnlyFromAStatedMinimum) {
            {"0.1", 0.1}, {"10", 10}, {"2.50", 2.5}, {"007", 7}, {"1000000", 1e6}, {"0.100", 0.1}}) {
     EXPECT_EQ(parse_conform_options({"--timeout", good, "--", "p"}).timeout_seconds, value) << good;
   }
-  EXPECT_NE(cli::conform_help("x").find("a decimal from 0.1 to 1000000"), std::string::npos);
+  EXPECT_NE(conform::runner::conform_help("x").find("a decimal from 0.1 to 1000000"), std::string::npos);
 }
 
 TEST(ConformOptions, UnknownMissingRepeatedAndValuedFlags) {
@@ -157,7 +159,7 @@ TEST(ConformMain, AUsageErrorIsOneLineAndExitTwo) {
   }
 }
 
-TEST(ConformMain, EveryErrorOfTheStandaloneRunnerNamesIt) {
+TEST(ConformMain, EveryErrorOfTheRunnerNamesIt) {
   const std::string vectors = (fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance").string();
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--vectors", "/nonexistent/vectors", "--", "true"},
@@ -180,7 +182,7 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
         "--strict", "--harness", "--format", "--report", "exec-adapter", "Examples:"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
-  EXPECT_EQ(cli::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
+  EXPECT_EQ(conform::runner::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
   // Every runner option of an example comes before --: after it, a word is the port's.
   EXPECT_NE(r.out.find("agent-session-conform --strict --timeout 5 --jobs 2 -- ./my-port\n"), std::string::npos)
       << r.out;
@@ -194,7 +196,7 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
 TEST(ConformMain, TheDefaultVectorsAreTheSourceTreesInABuildTree) {
   // No share/agent-session/conformance beside this test binary, so the
   // runner falls back to the source tree it was built from.
-  EXPECT_EQ(fs::canonical(cli::default_vectors_folder()),
+  EXPECT_EQ(fs::canonical(conform::runner::default_vectors_folder()),
             fs::canonical(fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance"));
   const MainRun r = conform_main({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

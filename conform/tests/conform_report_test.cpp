@@ -2,9 +2,9 @@
 // the reproduce command of each FAIL line (run back through sh), JUnit XML
 // (read back by a strict XML reader, hostile names and output included),
 // the JSON report (parsed with nlohmann) and TAP on standard output.
-#include "runner/conform_report.hpp"
-#include "runner/conform_select.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/conform_report.hpp"
+#include "conform/runner/conform_select.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 #include "support/mini_xml.hpp"
 
@@ -39,8 +39,8 @@ std::string file_text(const fs::path& path) {
   return text.str();
 }
 
-cli::ProcessResult sh(const std::string& line) {
-  return cli::run_process({"sh", "-c", line}, "", std::chrono::minutes(1));
+conform::runner::ProcessResult sh(const std::string& line) {
+  return conform::runner::run_process({"sh", "-c", line}, "", std::chrono::minutes(1));
 }
 
 bool printable_line(const std::string& text) {
@@ -89,7 +89,7 @@ const std::vector<std::string> kHostileWords = {"plain",
 
 TEST(ShellCommand, EveryWordRoundTripsThroughShAndTheLineStaysPrintable) {
   for (const auto& word : kHostileWords) {
-    const std::string line = cli::shell_command({"printf", "[%s]", word});
+    const std::string line = conform::runner::shell_command({"printf", "[%s]", word});
     EXPECT_TRUE(printable_line(line)) << line;
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
     const auto r = sh(line);
@@ -100,16 +100,17 @@ TEST(ShellCommand, EveryWordRoundTripsThroughShAndTheLineStaysPrintable) {
   all.insert(all.end(), kHostileWords.begin(), kHostileWords.end());
   std::string expected;
   for (const auto& word : kHostileWords) expected += "[" + word + "]";
-  EXPECT_EQ(sh(cli::shell_command(all)).out, expected);
+  EXPECT_EQ(sh(conform::runner::shell_command(all)).out, expected);
   // Plain words stay plain, so the usual line reads as typed.
-  EXPECT_EQ(cli::shell_command({"build/agent-session", "trim", "--max-chars", "10", "corpus/x/input.jsonl"}),
-            "build/agent-session trim --max-chars 10 corpus/x/input.jsonl");
+  EXPECT_EQ(
+      conform::runner::shell_command({"build/agent-session", "trim", "--max-chars", "10", "corpus/x/input.jsonl"}),
+      "build/agent-session trim --max-chars 10 corpus/x/input.jsonl");
 }
 
 TEST_F(FakeVectors, StandardInputIsRedirectedFromTheVectorsFile) {
   const fs::path file = dir_ / "it's a \x1b name\n";
   std::ofstream(file, std::ios::binary) << "bytes\n";
-  const std::string line = cli::shell_command({"cat", "-"}, file.string());
+  const std::string line = conform::runner::shell_command({"cat", "-"}, file.string());
   EXPECT_TRUE(printable_line(line)) << line;
   EXPECT_EQ(sh(line).out, "bytes\n");
 }
@@ -158,16 +159,17 @@ TEST(XmlEscaped, EveryByteAndCodePointGivesWellFormedXml) {
                                           "\xed\xa0\x80", "\xe2\x80\xae", "\xc0\xaf", "ok \xf0\x9f\x98\x80"};
   for (const auto& text : texts) {
     for (const bool attribute : {false, true}) {
-      const std::string xml =
-          "<a b=\"" + cli::xml_escaped(text, true) + "\">" + cli::xml_escaped(text, attribute) + "</a>";
+      const std::string xml = "<a b=\"" + conform::runner::xml_escaped(text, true) + "\">" +
+                              conform::runner::xml_escaped(text, attribute) + "</a>";
       EXPECT_NO_THROW(MiniXml::parse(xml)) << xml;
     }
   }
-  const auto element = MiniXml::parse("<a b=\"" + cli::xml_escaped("x\ty\nz\x01]]><&\"", true) + "\">" +
-                                      cli::xml_escaped("x\ty\nz\x01]]><&\"\xef\xbf\xbf\xff", false) + "</a>");
+  const auto element =
+      MiniXml::parse("<a b=\"" + conform::runner::xml_escaped("x\ty\nz\x01]]><&\"", true) + "\">" +
+                     conform::runner::xml_escaped("x\ty\nz\x01]]><&\"\xef\xbf\xbf\xff", false) + "</a>");
   EXPECT_EQ(element.at("b"), "x\ty\nz\\x01]]><&\"");  // references keep tab and newline
   EXPECT_EQ(element.text, "x\ty\nz\\x01]]><&\"\\uffff\\xff");
-  EXPECT_EQ(cli::xml_escaped("\xe2\x80\xae", false), "\\u202e");  // a bidi control, visible
+  EXPECT_EQ(conform::runner::xml_escaped("\xe2\x80\xae", false), "\\u202e");  // a bidi control, visible
 }
 
 TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
@@ -203,7 +205,7 @@ TEST_F(FakeVectors, JunitReportIsWellFormedWithHostileNamesAndOutput) {
   EXPECT_NE(r.err.find("have no version (cannot open VERSION: No such file or directory); the reports say"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(properties["runner_version"], std::string(cli::runner_version()));
+  EXPECT_EQ(properties["runner_version"], std::string(conform::runner::runner_version()));
   std::map<std::string, const XmlElement*> cases;
   for (const auto* testcase : testcases(root)) {
     EXPECT_TRUE(testcase->attributes.count("time")) << testcase->at("name");
@@ -242,7 +244,7 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   EXPECT_EQ(report.at("format"), "agent-session-conform-report");
   EXPECT_EQ(report.at("format_version"), 1);
   EXPECT_EQ(report.at("vectors_version"), "1.0.4");
-  EXPECT_EQ(report.at("runner_version"), std::string(cli::runner_version()));
+  EXPECT_EQ(report.at("runner_version"), std::string(conform::runner::runner_version()));
   EXPECT_EQ(report.at("summary"), nlohmann::json({{"vectors", 3},
                                                   {"passed", 1},
                                                   {"failed", 1},
@@ -283,7 +285,7 @@ TEST_F(FakeVectors, ReportsThatCannotBeWrittenOrAreMisspelledAreErrors) {
   const fs::path json = dir_ / "report.json";
   r = conform(dir_, port, {"--report", "junit=/dev/full", "--report", "json=" + json.string()});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err, "agent-session: cannot write the junit report '/dev/full': No space left on device\n");
+  EXPECT_EQ(r.err, "agent-session-conform: cannot write the junit report '/dev/full': No space left on device\n");
   EXPECT_EQ(nlohmann::json::parse(file_text(json)).at("summary").at("passed"), 1);
   for (const char* bad : {"xml=a.xml", "junit=", "junit", "=a"}) {
     EXPECT_EQ(conform(dir_, port, {"--report", bad}).exit_code, 2) << bad;
@@ -298,34 +300,35 @@ TEST_F(FakeVectors, TapHasAPlanOnePointPerVectorAndYamlDiagnostics) {
   const auto r = conform(dir_, shell_port("printf '1 messages\\n'"),
                          {"--format", "tap", "--skip-file", (dir_ / "skip.txt").string()});
   EXPECT_EQ(r.exit_code, 1);
-  const std::string reproduce = cli::shell_command(
+  const std::string reproduce = conform::runner::shell_command(
       {"sh", "-c", "printf '1 messages\\n'", "port", "check", (dir_ / "y_b#1" / "input.jsonl").string()});
   const std::string diagnostic =
       "    message: \"stdout differs at byte 0 (line 1): expected \\\"2 messages\\\\n\\\", got \\\"1 "
       "messages\\\\n\\\"\"\n";
-  EXPECT_EQ(r.out,
-            "TAP version 14\n"
-            "1..3\n"
-            "ok 1 - y_a\n"
-            "not ok 2 - y_b\\#1\n"
-            "  ---\n"
-            "  checks:\n"
-            "    - check: \"check FILE\"\n"
-            "      verdict: fail\n"
-            "  " +
-                diagnostic + "      reproduce: " + nlohmann::json(reproduce).dump() +
-                "\n"
-                "    - check: \"check -\"\n"
-                "      verdict: fail\n"
-                "  " +
-                diagnostic + "      reproduce: " +
-                nlohmann::json(cli::shell_command({"sh", "-c", "printf '1 messages\\n'", "port", "check", "-"},
-                                                  (dir_ / "y_b#1" / "input.jsonl").string()))
-                    .dump() +
-                "\n"
-                "  ...\n"
-                "ok 3 - y_c # SKIP listed in the skip file but passes; remove it from the skip file\n"
-                "# 1 passed, 1 failed, 1 skipped\n");
+  EXPECT_EQ(
+      r.out,
+      "TAP version 14\n"
+      "1..3\n"
+      "ok 1 - y_a\n"
+      "not ok 2 - y_b\\#1\n"
+      "  ---\n"
+      "  checks:\n"
+      "    - check: \"check FILE\"\n"
+      "      verdict: fail\n"
+      "  " +
+          diagnostic + "      reproduce: " + nlohmann::json(reproduce).dump() +
+          "\n"
+          "    - check: \"check -\"\n"
+          "      verdict: fail\n"
+          "  " +
+          diagnostic + "      reproduce: " +
+          nlohmann::json(conform::runner::shell_command({"sh", "-c", "printf '1 messages\\n'", "port", "check", "-"},
+                                                        (dir_ / "y_b#1" / "input.jsonl").string()))
+              .dump() +
+          "\n"
+          "  ...\n"
+          "ok 3 - y_c # SKIP listed in the skip file but passes; remove it from the skip file\n"
+          "# 1 passed, 1 failed, 1 skipped\n");
   EXPECT_EQ(conform(dir_, {"true"}, {"--format", "json"}).exit_code, 2);
 }
 

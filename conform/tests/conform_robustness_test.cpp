@@ -5,9 +5,9 @@
 // daemons behind or turn on the runner's helper processes:
 // conform_supervisor_test.cpp.
 #include "base/printable.hpp"
-#include "runner/conform.hpp"
-#include "runner/subprocess.hpp"
-#include "runner/vector_files.hpp"
+#include "conform/runner/conform.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "conform/runner/vector_files.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -139,7 +139,7 @@ TEST_F(FakeVectors, ACommandThatCannotRunIsNamedOnOneSafeLine) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(unsafe_for_a_terminal(r.err), "") << r.err;
   EXPECT_EQ(r.err,
-            "agent-session: cannot run '/nonexistent/port\\n0 passed, 0 failed\\x1b[2J\\u202e': "
+            "agent-session-conform: cannot run '/nonexistent/port\\n0 passed, 0 failed\\x1b[2J\\u202e': "
             "No such file or directory\n");
 }
 
@@ -189,7 +189,7 @@ TEST_F(FakeVectors, VectorFilesThatAreNotRegularFilesFailTheirVectorWithoutBlock
 // disk is used, and a regression costs 64 MiB, not the machine).
 TEST_F(FakeVectors, AnOversizedVectorFileFailsBeforeItIsRead) {
   add("y_huge", "", kOneMessage);
-  fs::resize_file(dir_ / "y_huge" / "input.jsonl", cli::kMaxVectorFile + 1);
+  fs::resize_file(dir_ / "y_huge" / "input.jsonl", harness::kMaxVectorFile + 1);
   const auto r = conform(dir_, shell_port("printf '1 messages\\n'"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(r.out,
@@ -228,15 +228,15 @@ TEST_F(FakeVectors, OutputUpToTheCapIsComparedWhole) {
 
 TEST(RunProcess, KeepsAtMostTheCapOfEachStream) {
   const auto limit = std::chrono::minutes(1);
-  const auto out = cli::run_process({"sh", "-c", "cat /dev/zero"}, "", limit, 4096);
-  EXPECT_EQ(out.end, cli::ProcessEnd::output_limit);
+  const auto out = conform::runner::run_process({"sh", "-c", "cat /dev/zero"}, "", limit, 4096);
+  EXPECT_EQ(out.end, conform::runner::ProcessEnd::output_limit);
   EXPECT_EQ(out.out.size(), 4096u);
-  EXPECT_EQ(cli::describe_end(out, limit), "wrote more than 4096 bytes to standard output (killed)");
-  const auto err = cli::run_process({"sh", "-c", "echo hi; cat /dev/zero >&2"}, "", limit, 4096);
-  EXPECT_EQ(err.end, cli::ProcessEnd::output_limit);
+  EXPECT_EQ(conform::runner::describe_end(out, limit), "wrote more than 4096 bytes to standard output (killed)");
+  const auto err = conform::runner::run_process({"sh", "-c", "echo hi; cat /dev/zero >&2"}, "", limit, 4096);
+  EXPECT_EQ(err.end, conform::runner::ProcessEnd::output_limit);
   EXPECT_EQ(err.out, "hi\n");
   EXPECT_EQ(err.err.size(), 4096u);
-  EXPECT_EQ(cli::describe_end(err, limit), "wrote more than 4096 bytes to standard error (killed)");
+  EXPECT_EQ(conform::runner::describe_end(err, limit), "wrote more than 4096 bytes to standard error (killed)");
 }
 
 // Exit codes of conform (conform/runner/conform.hpp): 2 for a vectors path that
@@ -258,7 +258,8 @@ TEST_F(FakeVectors, AnUnreadableVectorsFolderExitsThreeWithOneLine) {
   fs::permissions(dir_, fs::perms::owner_all);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "agent-session: cannot read the vectors folder '" + dir_.string() + "': Permission denied\n");
+  EXPECT_EQ(r.err,
+            "agent-session-conform: cannot read the vectors folder '" + dir_.string() + "': Permission denied\n");
 }
 
 TEST_F(FakeVectors, AnUnreadableVectorFailsThatVector) {
@@ -277,7 +278,7 @@ TEST_F(FakeVectors, AVectorsPathThatIsNoFolderIsAUsageError) {
   for (const fs::path& path : {file, file / "sub"}) {
     const auto r = conform(path, {"true"});
     EXPECT_EQ(r.exit_code, 2) << path;
-    EXPECT_EQ(r.err, "agent-session: cannot read the vectors folder '" + path.string() +
+    EXPECT_EQ(r.err, "agent-session-conform: cannot read the vectors folder '" + path.string() +
                          "': Not a directory (pass --vectors DIR)\n");
   }
   fs::remove_all(dir_ / "y_one");
@@ -285,12 +286,12 @@ TEST_F(FakeVectors, AVectorsPathThatIsNoFolderIsAUsageError) {
   ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
   const auto fifo = conform_binary(dir_ / "fifo", {"true"});
   EXPECT_EQ(fifo.exit_code, 2) << fifo.err;
-  EXPECT_EQ(fifo.err, "agent-session: cannot read the vectors folder '" + (dir_ / "fifo").string() +
+  EXPECT_EQ(fifo.err, "agent-session-conform: cannot read the vectors folder '" + (dir_ / "fifo").string() +
                           "': Not a directory (pass --vectors DIR)\n");
   fs::remove(dir_ / "fifo");
   const auto none = conform(dir_, {"true"});
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_EQ(none.err, "agent-session: no vectors in '" + dir_.string() + "' (pass --vectors DIR)\n");
+  EXPECT_EQ(none.err, "agent-session-conform: no vectors in '" + dir_.string() + "' (pass --vectors DIR)\n");
 }
 
 // No process can be started (RLIMIT_NPROC, which counts threads too, and
@@ -305,7 +306,7 @@ TEST_F(FakeVectors, RunningOutOfProcessesExitsThreeWithOneLine) {
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_TRUE(r.err.starts_with("agent-session: ")) << r.err;
+  EXPECT_TRUE(r.err.starts_with("agent-session-conform: ")) << r.err;
   EXPECT_TRUE(r.err.ends_with(": Resource temporarily unavailable\n")) << r.err;
 }
 

@@ -1,7 +1,7 @@
 // What `agent-session conform` runs and which suite it is
 // (conform/runner/conform_select.hpp): the vectors' VERSION and CHANGELOG.md,
 // --version, --list, --only, --skip-file and --strict.
-#include "runner/conform_select.hpp"
+#include "conform/runner/conform_select.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -46,33 +46,33 @@ std::size_t lines_in(const fs::path& path) {
 
 TEST(SemanticVersion, ThreeNumbersWithoutLeadingZerosAndNothingElse) {
   for (const char* good : {"0.0.0", "1.0.0", "10.20.30", "1.0.12345678901234567890"}) {
-    EXPECT_TRUE(cli::is_semantic_version(good)) << good;
+    EXPECT_TRUE(conform::runner::is_semantic_version(good)) << good;
   }
   for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.00.0", "1.0.01", "1.0.0\n", " 1.0.0", "1.0.0-rc1",
                           "v1.0.0", "1..0", "1.0.", ".1.0", "1.x.0", "1.0.0 "}) {
-    EXPECT_FALSE(cli::is_semantic_version(bad)) << bad;
+    EXPECT_FALSE(conform::runner::is_semantic_version(bad)) << bad;
   }
 }
 
 TEST(VectorsVersion, TheCorpusVersionIsSemanticAndHasAChangelogSection) {
-  const auto version = cli::read_vectors_version(kVectors);
+  const auto version = conform::runner::read_vectors_version(kVectors);
   ASSERT_EQ(version.problem, "");
-  EXPECT_TRUE(cli::is_semantic_version(version.version)) << version.version;
+  EXPECT_TRUE(conform::runner::is_semantic_version(version.version)) << version.version;
   EXPECT_EQ(file_text(kVectors / "VERSION"), version.version + "\n");
   // Every release names what changed for a port.
   EXPECT_NE(file_text(kVectors / "CHANGELOG.md").find("\n## " + version.version + " ("), std::string::npos);
 }
 
 TEST(ConformVersion, PrintsTheRunnersAndTheVectorsVersions) {
-  const std::string vectors = cli::read_vectors_version(kVectors).version;
+  const std::string vectors = conform::runner::read_vectors_version(kVectors).version;
   const auto r = conform_binary(kVectors, {}, {"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const std::regex shape("agent-session conform (.*)\nvectors (.*) \\((.*)\\)\n");
   std::smatch parts;
   ASSERT_TRUE(std::regex_match(r.out, parts, shape)) << r.out;
-  EXPECT_EQ(parts[1], std::string(cli::runner_version()));
-  EXPECT_TRUE(cli::is_semantic_version(parts[1].str())) << parts[1];
+  EXPECT_EQ(parts[1], std::string(conform::runner::runner_version()));
+  EXPECT_TRUE(conform::runner::is_semantic_version(parts[1].str())) << parts[1];
   EXPECT_EQ(parts[2], vectors);
   EXPECT_EQ(parts[3], kVectors.string());
 }
@@ -81,8 +81,8 @@ TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
   add("y_one", "{}\n", kOneMessage);
   auto r = conform(dir_, {}, {"--version"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "agent-session conform " + std::string(cli::runner_version()) + "\n");
-  EXPECT_EQ(r.err, "agent-session: the vectors in '" + dir_.string() +
+  EXPECT_EQ(r.out, "agent-session conform " + std::string(conform::runner::runner_version()) + "\n");
+  EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
                        "' have no version: cannot open VERSION: No such file or directory\n");
   for (const std::string bad : {"1.0\n", "1.0.0\n\n", "v1.0.0\n", "1.0.0\x1b[2J\n", ""}) {
     std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << bad;
@@ -128,7 +128,7 @@ TEST_F(FakeVectors, OnlyRunsTheVectorsMatchingAnyGlob) {
   r = conform(dir_, logging_port(log), {"--only", "y_trim_*", "--only", "y_tirm_*"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "agent-session: --only 'y_tirm_*' matches no vector\n");
+  EXPECT_EQ(r.err, "agent-session-conform: --only 'y_tirm_*' matches no vector\n");
 }
 
 // A vector of the skip file still runs, as in toml-test: one that fails
@@ -245,13 +245,14 @@ TEST_F(FakeVectors, StrictFailsOnAnySkipAndNamesTheOnesThatPass) {
   EXPECT_EQ(r.out,
             "SKIP y_b: listed in the skip file but passes; remove it from the skip file\n"
             "1 passed, 0 failed, 1 skipped\n");
-  EXPECT_EQ(r.err, "agent-session: --strict: 1 vectors skipped, 1 of them passing (remove them from the skip file)\n");
+  EXPECT_EQ(r.err,
+            "agent-session-conform: --strict: 1 vectors skipped, 1 of them passing (remove them from the skip file)\n");
   // A skipped vector that fails is still a skip, and still fails --strict.
   const auto fails_b = shell_port(R"(case "$2" in *y_b*) echo 2 messages;; *) echo 1 messages;; esac)");
   r = conform(dir_, fails_b, {"--skip-file", skip.string(), "--strict"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
-  EXPECT_EQ(r.err, "agent-session: --strict: 1 vectors skipped\n");
+  EXPECT_EQ(r.err, "agent-session-conform: --strict: 1 vectors skipped\n");
   // Without --strict, a passing skipped vector is reported, not a failure.
   EXPECT_EQ(conform(dir_, port, {"--skip-file", skip.string()}).exit_code, 0);
   EXPECT_EQ(conform(dir_, port, {"--strict"}).exit_code, 0);
@@ -270,9 +271,10 @@ TEST_F(FakeVectors, ARunInWhichEveryVectorWasSkippedFails) {
   const auto r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--skip-file", skip.string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.ends_with("0 passed, 0 failed, 2 skipped\n")) << r.out;
-  EXPECT_EQ(r.err,
-            "agent-session: every vector chosen was skipped (2, run but not counted): a run that checks nothing is "
-            "not a pass\n");
+  EXPECT_EQ(
+      r.err,
+      "agent-session-conform: every vector chosen was skipped (2, run but not counted): a run that checks nothing is "
+      "not a pass\n");
 }
 
 TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {
@@ -283,7 +285,7 @@ TEST_F(FakeVectors, ASkipFileNamingNoVectorOrUnreadableIsAUsageError) {
   auto r = conform(dir_, port, {"--skip-file", skip.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "agent-session: skip file '" + skip.string() + "' line 4: no vector named \"y_oen\"\n");
+  EXPECT_EQ(r.err, "agent-session-conform: skip file '" + skip.string() + "' line 4: no vector named \"y_oen\"\n");
   // Names are exact: no glob, no case folding, no escape forged in the error.
   for (const std::string name : {"y_*", "Y_ONE", "y_one\x1b[2J"}) {
     std::ofstream(skip, std::ios::trunc) << name << "\n";

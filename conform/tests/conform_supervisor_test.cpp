@@ -4,7 +4,7 @@
 // with a reason, the run goes on to the next vector and nothing the port
 // started outlives it (corpus/conformance/README.md, step 2). Issue 13,
 // item 9, and "Hardening, round two", items 4 and 5.
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -169,10 +169,12 @@ TEST_F(Daemons, APortThatKillsItsParentFailsThatCheckAndLeavesNothingBehind) {
 
 TEST_F(Daemons, RunProcessReportsAKilledParentAndKillsWhatTheProgramStarted) {
   const auto limit = std::chrono::seconds(30);
-  const auto r = cli::run_process({"sh", "-c", "sleep 300 & echo $!; kill -KILL $PPID; sleep 300"}, "", limit);
-  EXPECT_EQ(r.end, cli::ProcessEnd::parent_killed);
+  const auto r =
+      conform::runner::run_process({"sh", "-c", "sleep 300 & echo $!; kill -KILL $PPID; sleep 300"}, "", limit);
+  EXPECT_EQ(r.end, conform::runner::ProcessEnd::parent_killed);
   EXPECT_EQ(r.signal, SIGKILL);
-  EXPECT_EQ(cli::describe_end(r, limit), "its parent process, the runner's helper, was killed by signal 9 (Killed)");
+  EXPECT_EQ(conform::runner::describe_end(r, limit),
+            "its parent process, the runner's helper, was killed by signal 9 (Killed)");
   EXPECT_EQ(survivors({static_cast<pid_t>(std::stol("0" + r.out))}), std::vector<pid_t>{}) << r.out;
 }
 
@@ -183,8 +185,9 @@ TEST_F(Daemons, RunProcessReportsAKilledParentAndKillsWhatTheProgramStarted) {
 TEST_F(Daemons, AProgramThatStopsItsParentAtOnceIsReportedSoWheneverTheStopLands) {
   const auto limit = std::chrono::milliseconds(300);
   for (int run = 0; run < 10; ++run) {
-    const auto r = cli::run_process({"sh", "-c", "kill -STOP $PPID"}, "", limit);
-    ASSERT_EQ(r.end, cli::ProcessEnd::parent_stopped) << "run " << run << ": " << cli::describe_end(r, limit);
+    const auto r = conform::runner::run_process({"sh", "-c", "kill -STOP $PPID"}, "", limit);
+    ASSERT_EQ(r.end, conform::runner::ProcessEnd::parent_stopped)
+        << "run " << run << ": " << conform::runner::describe_end(r, limit);
     EXPECT_EQ(r.signal, SIGSTOP);
   }
 }

@@ -2,10 +2,10 @@
 // tiny fake ports (shell one-liners) and hand-made vectors, then the real
 // thing: our own binary and the JavaScript oracle pass every vector, and
 // each mutant port (tests/mutants/) fails, named by the vectors that catch it.
-#include "runner/conform.hpp"
+#include "conform/runner/conform.hpp"
 #include "cli/cli.hpp"
-#include "runner/conform_report.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/conform_report.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -91,14 +91,15 @@ TEST_F(FakeVectors, ErrorTextMustEndTheLineOrBeFollowedByColonSpace) {
 }
 
 TEST(ContainsError, FollowedByEndOfLineOrColonSpaceOnly) {
-  EXPECT_TRUE(cli::contains_error("invalid session JSON at line 1", "invalid session JSON at line 1"));
-  EXPECT_TRUE(cli::contains_error("x: invalid session JSON at line 1\n", "invalid session JSON at line 1"));
-  EXPECT_TRUE(cli::contains_error("invalid session JSON at line 1: detail\n", "invalid session JSON at line 1"));
-  EXPECT_TRUE(cli::contains_error("at line 12\nat line 1\n", "at line 1"));
-  EXPECT_FALSE(cli::contains_error("invalid session JSON at line 12\n", "invalid session JSON at line 1"));
-  EXPECT_FALSE(cli::contains_error("invalid session JSON at line 1:x\n", "invalid session JSON at line 1"));
-  EXPECT_FALSE(cli::contains_error("", "invalid session JSON at line 1"));
-  EXPECT_FALSE(cli::contains_error("anything\n", ""));
+  EXPECT_TRUE(conform::runner::contains_error("invalid session JSON at line 1", "invalid session JSON at line 1"));
+  EXPECT_TRUE(conform::runner::contains_error("x: invalid session JSON at line 1\n", "invalid session JSON at line 1"));
+  EXPECT_TRUE(
+      conform::runner::contains_error("invalid session JSON at line 1: detail\n", "invalid session JSON at line 1"));
+  EXPECT_TRUE(conform::runner::contains_error("at line 12\nat line 1\n", "at line 1"));
+  EXPECT_FALSE(conform::runner::contains_error("invalid session JSON at line 12\n", "invalid session JSON at line 1"));
+  EXPECT_FALSE(conform::runner::contains_error("invalid session JSON at line 1:x\n", "invalid session JSON at line 1"));
+  EXPECT_FALSE(conform::runner::contains_error("", "invalid session JSON at line 1"));
+  EXPECT_FALSE(conform::runner::contains_error("anything\n", ""));
 }
 
 TEST_F(FakeVectors, WrongExitCodeShowsTheStderr) {
@@ -134,8 +135,8 @@ TEST_F(FakeVectors, AHangingPortIsKilledAndFailsItsVector) {
   EXPECT_EQ(r.out,
             "FAIL y_hang (check FILE): timed out after 0.5 s (killed), expected exit 0; its 1 other checks skipped; "
             "reproduce: " +
-                cli::shell_command({"sh", "-c", R"(if [ "$1" = check ]; then sleep 600 & wait; fi; echo 3)", "port",
-                                    "check", (dir_ / "y_hang" / "input.jsonl").string()}) +
+                conform::runner::shell_command({"sh", "-c", R"(if [ "$1" = check ]; then sleep 600 & wait; fi; echo 3)",
+                                                "port", "check", (dir_ / "y_hang" / "input.jsonl").string()}) +
                 "\n1 passed, 1 failed\n");
 }
 

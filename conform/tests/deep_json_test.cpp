@@ -5,9 +5,9 @@
 // to `agent-session harness` and to `exec-adapter`, and a vector's
 // expect.json. Each used to end the process with SIGSEGV (a recursive copy
 // or dump); each is now that check's failure, or that request's error
-// answer, saying it is too deep (runner/untrusted_json.hpp).
-#include "runner/harness_client.hpp"
-#include "runner/harness_server.hpp"
+// answer, saying it is too deep (src/harness/untrusted_json.hpp).
+#include "conform/runner/harness_client.hpp"
+#include "harness/server.hpp"
 #include "support/fake_vectors.hpp"
 #include "support/run_binary.hpp"
 
@@ -115,7 +115,7 @@ TEST_F(DeepJson, AStopAnswerTooDeepLeavesThePassedRunPassed) {
 
 // What the runner does not report (it has its verdicts), the client says.
 TEST_F(DeepJson, TheClientSaysAStopAnswerWasTooDeep) {
-  cli::HarnessClient port({deep_port("stop"), std::chrono::seconds(10), 1 << 20, ""});
+  conform::runner::HarnessClient port({deep_port("stop"), std::chrono::seconds(10), 1 << 20, ""});
   ASSERT_EQ(port.start(), std::nullopt);
   EXPECT_EQ(port.run({"check", "-"}, "{}\n").out, "1 messages\n");
   EXPECT_NE(port.stop().value_or("").find("answered stop with a line " + kTooDeep + " at byte 70"), std::string::npos);
@@ -126,7 +126,7 @@ TEST_F(DeepJson, TheClientSaysAStopAnswerWasTooDeep) {
 TEST_F(DeepJson, TheServerShowsAContainerWithoutDumpingIt) {
   std::istringstream in("{\"op\":[[1]]}\n{\"op\":\"start\",\"protocol\":{\"a\":[2]}}\n");
   std::ostringstream out;
-  EXPECT_EQ(cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, {}), 1);
+  EXPECT_EQ(harness::serve_harness(in, out, {"p", "1", "C++", {"check"}}, {}), 1);
   EXPECT_EQ(out.str(),
             "{\"op\":\"error\",\"message\":\"unknown op [...]\"}\n"
             "{\"op\":\"error\",\"message\":\"protocol {...} is not spoken here; protocol 1 is\"}\n");

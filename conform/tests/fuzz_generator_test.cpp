@@ -2,15 +2,15 @@
 // seed, every listed shape occurs), the reference's checks, the shrinker
 // (keeps the difference, ends smaller), the vector it writes (the runner
 // reads it back) and its option parser.
-#include "fuzz/byte_damage.hpp"
-#include "fuzz/compare.hpp"
-#include "fuzz/fuzz_command.hpp"
-#include "fuzz/fuzz_inputs.hpp"
-#include "fuzz/fuzz_options.hpp"
-#include "fuzz/reference_checks.hpp"
-#include "fuzz/shrink.hpp"
-#include "fuzz/vector_out.hpp"
-#include "runner/conform_judge.hpp"
+#include "conform/fuzz/byte_damage.hpp"
+#include "conform/fuzz/compare.hpp"
+#include "conform/fuzz/fuzz_command.hpp"
+#include "conform/fuzz/fuzz_inputs.hpp"
+#include "conform/fuzz/fuzz_options.hpp"
+#include "conform/fuzz/reference_checks.hpp"
+#include "conform/fuzz/shrink.hpp"
+#include "conform/fuzz/vector_out.hpp"
+#include "conform/runner/conform_judge.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::fuzz {
+namespace agent_session::conform::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
@@ -168,10 +168,10 @@ TEST(FuzzGenerator, TheReferenceAndOurCliAgreeOnTokenEdges) {
   const fs::path dir = fs::temp_directory_path() / ("fuzz_generator_edges_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string file = (dir / "input.jsonl").string();
-  cli::ConformOptions options;
+  runner::ConformOptions options;
   options.command = {AGENT_SESSION_CLI};
   options.harness = true;
-  cli::PortRunner cli(options, std::chrono::seconds(20));
+  runner::PortRunner cli(options, std::chrono::seconds(20));
   SessionWriter writer(3);
   std::size_t invalid = 0;
   for (std::uint64_t i = 0; i < 400; ++i) {
@@ -179,7 +179,7 @@ TEST(FuzzGenerator, TheReferenceAndOurCliAgreeOnTokenEdges) {
                               "\n" +
                               writer.edge_line() + "\n";
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
-    const std::vector<cli::Check> checks = reference_checks(file, i);
+    const std::vector<runner::Check> checks = reference_checks(file, i);
     invalid += checks.front().exit == 1;
     const auto mismatch = first_mismatch(cli, checks, file, std::chrono::seconds(20));
     EXPECT_FALSE(mismatch) << testing::PrintToString(bytes) << ": " << mismatch->reason;
@@ -212,7 +212,7 @@ class FuzzFile : public ::testing::Test {
 
 TEST_F(FuzzFile, ReferenceChecksAreWhatAgentSessionPrints) {
   const std::string bytes = "{\"role\":\"user\",\"content\":\"x\"}\n{\"role\":\"user\",\"content\":\"y\"}\n";
-  const std::vector<cli::Check> checks = reference_checks(write(bytes), 1);
+  const std::vector<runner::Check> checks = reference_checks(write(bytes), 1);
   ASSERT_GE(checks.size(), 4u);
   EXPECT_EQ(checks[0].args, std::vector<std::string>{"check"});
   EXPECT_EQ(checks[0].stdout_bytes, "2 messages\n");
@@ -231,9 +231,9 @@ TEST_F(FuzzFile, ReferenceChecksAreWhatAgentSessionPrints) {
 TEST_F(FuzzFile, AnInvalidSessionGetsTheSpecsErrorOnEveryCommand) {
   const std::string bytes = "{\"role\":\"user\",\"content\":\"x\"}\n\n{bad\n";
   const std::string file = write(bytes);
-  const std::vector<cli::Check> checks = reference_checks(file, 1);
+  const std::vector<runner::Check> checks = reference_checks(file, 1);
   ASSERT_EQ(checks.size(), 4u);
-  for (const cli::Check& check : checks) {
+  for (const runner::Check& check : checks) {
     EXPECT_EQ(check.exit, 1);
     EXPECT_EQ(check.error, "invalid session JSON at line 3");
   }
@@ -284,7 +284,7 @@ TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
                     .checks = reference_checks(write(bytes), 5),
                     .reproduce = {"true"}};
   const fs::path folder = write_vector(dir_ / "out", found);
-  const cli::Vector vector = cli::load_vector({folder, "", {}});
+  const runner::Vector vector = runner::load_vector({folder, "", {}});
   EXPECT_EQ(vector.problem, "");
   EXPECT_EQ(vector.input, bytes);
   ASSERT_EQ(vector.checks.size(), found.checks.size());
@@ -322,7 +322,7 @@ TEST(FuzzOptions, ParsesAndRefuses) {
 
 // Found by an attacker: --time 0x10 was a hex float, and --timeout 0.0001 became 0 ms,
 // so the reference itself was reported as a difference. The runner's rule
-// (cli::parse_seconds): decimal only, --timeout from 0.1 s; exit 2.
+// (runner::parse_seconds): decimal only, --timeout from 0.1 s; exit 2.
 TEST(FuzzOptions, SecondsAreDecimalOnlyAndTimeoutHasAMinimum) {
   for (const char* option : {"--time", "--timeout", "--shrink-time"}) {
     for (const char* bad : {"0x10", "1e3", " 5", "inf", "nan", "+5", "5.", ".5", "0"}) {
@@ -346,4 +346,4 @@ TEST(FuzzOptions, SecondsAreDecimalOnlyAndTimeoutHasAMinimum) {
 }
 
 }  // namespace
-}  // namespace agent_session::fuzz
+}  // namespace agent_session::conform::fuzz

@@ -5,7 +5,7 @@
 // vector goes to the next free name, which the run prints. FILE, which
 // the port may replace with a link, is never written through either. And
 // `fuzz --harness` runs from a folder whose name is not UTF-8.
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -107,4 +107,4 @@ TEST_F(FuzzLinks, HarnessModeRunsFromAFolderNamedInBytesThatAreNotUtf8) {
 }
 
 }  // namespace
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

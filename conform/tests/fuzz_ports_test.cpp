@@ -3,7 +3,7 @@
 // finds each within 60 s at a fixed seed, and the vector it writes makes
 // the mutant fail under the normal runner while the JavaScript oracle
 // passes it.
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -178,4 +178,4 @@ TEST(FuzzPorts, OurOwnCliInHarnessModeShowsNoDifferenceOver3000Inputs) {
 }
 
 }  // namespace
-}  // namespace agent_session::cli
+}  // namespace agent_session::conform::runner

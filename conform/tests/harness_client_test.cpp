@@ -3,8 +3,8 @@
 // its exec mode does) and on shell ports that break the protocol each in
 // one way: every break fails that run with its reason, the port is killed
 // and the next run has a fresh one; nothing hangs or outlives it.
-#include "runner/harness_client.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/harness_client.hpp"
+#include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -23,8 +23,8 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::HarnessClient;
-using cli::ProcessEnd;
+using conform::runner::HarnessClient;
+using conform::runner::ProcessEnd;
 using test_support::conform;
 using test_support::FakeVectors;
 using test_support::kOneMessage;
@@ -34,8 +34,9 @@ const fs::path kSource = AGENT_SESSION_SOURCE_DIR;
 const std::vector<std::string> kOracle = {"node", (kSource / "tests" / "oracle" / "cli.mjs").string()};
 constexpr std::chrono::milliseconds kTimeout{10000};
 
-cli::HarnessSettings settings(std::vector<std::string> command, std::chrono::milliseconds timeout = kTimeout,
-                              std::size_t max_output = 1 << 20) {
+conform::runner::HarnessSettings settings(std::vector<std::string> command,
+                                          std::chrono::milliseconds timeout = kTimeout,
+                                          std::size_t max_output = 1 << 20) {
   return {std::move(command), timeout, max_output, fs::current_path().string()};
 }
 
@@ -69,9 +70,9 @@ TEST(HarnessClient, TheOracleAnswersAsItsExecModeDoes) {
   for (const auto& [args, input] : runs) {
     std::vector<std::string> argv = kOracle;
     argv.insert(argv.end(), args.begin(), args.end());
-    const auto exec = cli::run_process(argv, input, kTimeout);
+    const auto exec = conform::runner::run_process(argv, input, kTimeout);
     const auto harness = port.run(args, input);
-    ASSERT_EQ(harness.end, ProcessEnd::exited) << args[0] << ": " << cli::describe_end(harness, kTimeout);
+    ASSERT_EQ(harness.end, ProcessEnd::exited) << args[0] << ": " << conform::runner::describe_end(harness, kTimeout);
     EXPECT_EQ(harness.exit_code, exec.exit_code) << args[0];
     EXPECT_EQ(harness.out, exec.out) << args[0];
     EXPECT_EQ(harness.err, exec.err) << args[0];
@@ -139,10 +140,11 @@ TEST(HarnessClient, EveryBreakFailsThatRunAndTheNextRunHasAFreshPort) {
     const auto start = std::chrono::steady_clock::now();
     const auto broken = port.run({"broken"}, "");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8)) << c.snippet;
-    EXPECT_EQ(broken.end, c.end) << c.snippet << ": " << cli::describe_end(broken, kTimeout);
+    EXPECT_EQ(broken.end, c.end) << c.snippet << ": " << conform::runner::describe_end(broken, kTimeout);
     EXPECT_NE(broken.error.find(c.reason), std::string::npos) << c.snippet << ": " << broken.error;
     if (c.end == ProcessEnd::output_limit) {
-      EXPECT_EQ(cli::describe_end(broken, kTimeout), "wrote more than 11 bytes to standard output (killed)");
+      EXPECT_EQ(conform::runner::describe_end(broken, kTimeout),
+                "wrote more than 11 bytes to standard output (killed)");
     }
     const auto next = port.run({"check", "-"}, "{}\n");
     EXPECT_EQ(next.end, ProcessEnd::exited) << c.snippet << ": " << next.error;
@@ -233,8 +235,8 @@ TEST_F(FakeVectors, HarnessRestartsStopAfterTheBudgetAndTheRestFailAtOnce) {
   const auto r = conform(dir_, port, {"--harness", "--timeout", "2"});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   RecordProperty("seconds", std::to_string(seconds));
-  std::cout << "[ timing   ] " << vectors << " vectors, 2 s timeout, restart budget " << cli::kRestartAttempts << ": "
-            << seconds << " s\n";
+  std::cout << "[ timing   ] " << vectors << " vectors, 2 s timeout, restart budget "
+            << conform::runner::kRestartAttempts << ": " << seconds << " s\n";
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   // v0 FILE: the run the port died on; v0 -, v1 FILE and - (one line for
   // both): the budget's restarts, each a start not answered within 2 s;
@@ -243,15 +245,15 @@ TEST_F(FakeVectors, HarnessRestartsStopAfterTheBudgetAndTheRestFailAtOnce) {
   ASSERT_EQ(lines.size(), vectors + 1u) << r.out;
   EXPECT_NE(lines[0].find("the port's harness process ended without answering (exit 1)"), std::string::npos);
   EXPECT_EQ(count_containing(lines, "cannot restart the port: "), 2u);
-  const std::string gave_up = "the port's harness could not be restarted (" + std::to_string(cli::kRestartAttempts) +
-                              " attempts in a row failed: 'sh -c ";
+  const std::string gave_up = "the port's harness could not be restarted (" +
+                              std::to_string(conform::runner::kRestartAttempts) + " attempts in a row failed: 'sh -c ";
   EXPECT_EQ(count_containing(lines, gave_up), vectors - 2u) << r.out;
   EXPECT_EQ(count_containing(lines, "did not answer start within 2"), lines.size() - 1);
   std::ifstream in(starts);
   std::string line;
   int seen = 0;
   while (std::getline(in, line)) ++seen;
-  EXPECT_EQ(seen, 1 + cli::kRestartAttempts);  // the first start, then the budget's restarts
+  EXPECT_EQ(seen, 1 + conform::runner::kRestartAttempts);  // the first start, then the budget's restarts
   fs::remove(starts);
 }
 
@@ -259,7 +261,7 @@ TEST_F(FakeVectors, HarnessRestartsStopAfterTheBudgetAndTheRestFailAtOnce) {
 // start only (and dies on every run) is never given up on, although it
 // fails kRestartAttempts - 1 starts in a row again and again.
 TEST(HarnessClient, ASuccessfulStartResetsTheRestartBudget) {
-  static_assert(cli::kRestartAttempts == 3, "the port below fails two starts in a row");
+  static_assert(conform::runner::kRestartAttempts == 3, "the port below fails two starts in a row");
   const fs::path starts = fs::temp_directory_path() / ("agent-session-starts-" + std::to_string(::getpid()));
   fs::remove(starts);
   HarnessClient port(settings(

@@ -5,9 +5,9 @@
 // on a port without harness mode, and gives exactly exec mode's per-check
 // verdicts on the real vectors for our CLI, the oracle and mutant ports.
 #include "cli/cli.hpp"
-#include "runner/harness_client.hpp"
-#include "runner/harness_server.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/harness_client.hpp"
+#include "conform/runner/subprocess.hpp"
+#include "harness/server.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest-spi.h>
@@ -28,8 +28,8 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using cli::HarnessClient;
-using cli::ProcessEnd;
+using conform::runner::HarnessClient;
+using conform::runner::ProcessEnd;
 using test_support::conform;
 using test_support::FakeVectors;
 using test_support::kOneMessage;
@@ -77,9 +77,9 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
   for (const auto& [args, input] : runs) {
     std::vector<std::string> argv = exec;
     argv.insert(argv.end(), args.begin(), args.end());
-    const auto expected = cli::run_process(argv, input, kTimeout);
+    const auto expected = conform::runner::run_process(argv, input, kTimeout);
     const auto got = port.run(args, input);
-    ASSERT_EQ(got.end, ProcessEnd::exited) << args[0] << ": " << cli::describe_end(got, kTimeout);
+    ASSERT_EQ(got.end, ProcessEnd::exited) << args[0] << ": " << conform::runner::describe_end(got, kTimeout);
     EXPECT_EQ(got.exit_code, expected.exit_code) << args[0];
     EXPECT_EQ(got.out, expected.out) << args[0];
     if (args[0] == "frobnicate") {
@@ -94,7 +94,7 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
   for (const char* name : {"exec.jsonl", "harness.jsonl"}) std::ofstream(dir / name) << "";
   std::vector<std::string> argv = exec;
   argv.insert(argv.end(), {"append", (dir / "exec.jsonl").string()});
-  EXPECT_EQ(cli::run_process(argv, two, kTimeout).exit_code, 0);
+  EXPECT_EQ(conform::runner::run_process(argv, two, kTimeout).exit_code, 0);
   const auto appended = port.run({"append", (dir / "harness.jsonl").string()}, two);
   EXPECT_EQ(appended.exit_code, 0) << appended.err;
   EXPECT_EQ(file_bytes(dir / "harness.jsonl"), file_bytes(dir / "exec.jsonl"));
@@ -140,7 +140,7 @@ TEST(HarnessExecAdapter, ARunExecModeWouldFailOnItsEndIsAnErrorThatFailsIt) {
   EXPECT_EQ(port.run({"check", "fine"}, "").out, "ok\n");
   std::istringstream in;
   std::ostringstream out, err;
-  EXPECT_EQ(cli::run({"conform", "exec-adapter", "--"}, in, out, err), 2);
+  EXPECT_EQ(conform::runner::conform_main({"exec-adapter", "--"}, "agent-session-conform", in, out, err), 2);
   EXPECT_NE(err.str().find("exec-adapter: no port"), std::string::npos) << err.str();
 }
 
@@ -160,8 +160,8 @@ TEST(HarnessServer, RefusesWhatIsNotARequestAndGoesOn) {
   std::ostringstream out;
   const auto home = fs::current_path();
   const int code =
-      cli::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
-        return cli::HarnessRun{
+      harness::serve_harness(in, out, {"p", "1", "C++", {"check"}}, [](const auto& argv, std::string_view input) {
+        return harness::HarnessRun{
             0, argv.back() + ":" + std::string(input) + ":" + std::to_string(fs::exists(argv.back())), "", ""};
       });
   EXPECT_EQ(code, 1);  // protocol 2: answered, then it ends
@@ -187,7 +187,7 @@ TEST_F(FakeVectors, HarnessModeOnAPortWithoutItStopsTheRunWithExitTwo) {
               {"--harness", "--jobs", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("agent-session: --harness: 'sh -c "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("agent-session-conform: --harness: 'sh -c "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" port harness' ended (exit 2) without answering start: it has no harness mode"),
             std::string::npos)
       << r.err;

@@ -1,8 +1,8 @@
-// runner/untrusted_json.hpp: JSON the kit did not write is parsed within a
+// src/harness/untrusted_json.hpp: JSON the kit did not write is parsed within a
 // depth and a value limit, refused with the reason and the byte past a
 // limit, streamed one element at a time where asked, and never copied or
 // dumped whole. End to end on every path: deep_json_test.cpp.
-#include "runner/untrusted_json.hpp"
+#include "harness/untrusted_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 namespace {
 
 using nlohmann::json;
@@ -150,4 +150,4 @@ TEST(UntrustedJson, ShownValueNeverDumpsAContainer) {
 }
 
 }  // namespace
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

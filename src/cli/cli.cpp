@@ -11,8 +11,6 @@
 #include "cli/harness_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/units_command.hpp"
-#include "fuzz/fuzz_command.hpp"
-#include "runner/conform_options.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -210,10 +208,11 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
   CommandLine& line = *lease;
   check_command_name(line.app, args);
   if (args.front() == "conform") {
-    if (args.size() > 1 && args[1] == "fuzz") {
-      return fuzz::fuzz_main({args.begin() + 2, args.end()}, "agent-session conform", out, err);
-    }
-    return conform_main({args.begin() + 1, args.end()}, "agent-session conform", in, out, err);
+    // The kit is a program of its own, run in this process's place by
+    // main (kit_forward.hpp): in process there is no kit to run.
+    throw UsageError(
+        "conform runs agent-session-conform in place of this process (agent-session conform ...), "
+        "not in process");
   }
   if (args.front() == "harness") {
     if (args.size() > 1) throw UsageError("harness takes no arguments: requests come on standard input");

@@ -78,13 +78,13 @@ CommandLine::CommandLine()
   stats->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
 
   run_command = add_run_command(app, run);
-  // Listed here for --help and the command names; its own parser
-  // (runner/conform_options.hpp) reads its arguments, as the standalone
-  // agent-session-conform does.
+  // Listed here for --help and the command names; main runs the program
+  // agent-session-conform in its place (kit_forward.hpp), which reads the
+  // arguments.
   app.add_subcommand("conform",
-                     "Run the conformance vectors against a port: for each check, CMD ARGS... <check args> FILE, "
-                     "then again with - and the input on standard input. Exit 0: every vector passed; 1: some "
-                     "failed.");
+                     "Run the conformance vectors against a port (agent-session-conform ARGS..., found beside "
+                     "this command): for each check, CMD ARGS... <check args> FILE, then again with - and the "
+                     "input on standard input. Exit 0: every vector passed; 1: some failed.");
 
   app.add_subcommand("harness",
                      "Answer command lines as JSON requests on standard input (the harness protocol, "

@@ -47,11 +47,11 @@ using Descriptor = internal::Fd;
 
 // A descriptor, or the errno of the failure (EXDEV: the path leaves the root).
 struct Opened {
-  int fd = -1;
+  Descriptor fd;
   int error = 0;
 };
 
-Opened failed(int error) { return {-1, error}; }
+Opened failed(int error) { return {Descriptor(), error}; }
 
 #ifdef AGENT_SESSION_HAVE_OPENAT2
 // The kernel caches "no openat2" once it has said ENOSYS.
@@ -64,7 +64,7 @@ Opened open_with_openat2(int root, const std::string& relative) {
   // EAGAIN: a rename or mount raced a `..`; the kernel asks for a retry.
   for (int attempt = 0; attempt < 16; ++attempt) {
     const long fd = ::syscall(SYS_openat2, root, relative.c_str(), &how, sizeof how);
-    if (fd >= 0) return {static_cast<int>(fd), 0};
+    if (fd >= 0) return {Descriptor(static_cast<int>(fd)), 0};
     if (errno == EINTR) continue;
     if (errno != EAGAIN) return failed(errno);
   }
@@ -109,8 +109,8 @@ Opened open_with_walk(int root, const std::string& relative) {
       continue;
     }
     if (rest.empty()) {
-      const int fd = ::openat(current(), part.c_str(), kReadFlags | O_NOFOLLOW);
-      if (fd >= 0) return {fd, 0};
+      Descriptor file(::openat(current(), part.c_str(), kReadFlags | O_NOFOLLOW));
+      if (file.get() >= 0) return {std::move(file), 0};
       if (errno != ELOOP) return failed(errno);  // ELOOP with O_NOFOLLOW: the last part is a symlink
     } else {
       // With O_PATH a symlink opens as itself; without, O_NOFOLLOW says ELOOP.
@@ -144,14 +144,15 @@ Opened open_with_walk(int root, const std::string& relative) {
   }
   // The path ends at a directory (".", "..", a trailing slash): opened so
   // that it is refused for what it is.
-  const int fd = ::openat(current(), ".", kReadFlags);
-  return fd >= 0 ? Opened{fd, 0} : failed(errno);
+  Descriptor file(::openat(current(), ".", kReadFlags));
+  if (file.get() < 0) return failed(errno);
+  return {std::move(file), 0};
 }
 
 Opened open_beneath(int root, const std::string& relative, Resolver resolver) {
 #ifdef AGENT_SESSION_HAVE_OPENAT2
   if (resolver == Resolver::kernel || (resolver == Resolver::automatic && !kernel_lacks_openat2)) {
-    const Opened opened = open_with_openat2(root, relative);
+    Opened opened = open_with_openat2(root, relative);
     if (resolver == Resolver::kernel) return opened;
     if (opened.error == ENOSYS) kernel_lacks_openat2 = true;
     // ENOSYS: an old kernel; EPERM: a seccomp filter that does not know
@@ -193,9 +194,9 @@ std::string read_confined(const fs::path& root, const std::string& relative, Res
   const Descriptor root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 #endif
   if (root_fd.get() < 0) fail("cannot open the directory " + root.string() + ": " + std::strerror(errno));
-  const Opened opened = open_beneath(root_fd.get(), relative, resolver);
-  if (opened.fd < 0) refuse_open(opened.error, relative, root);
-  const Descriptor file(opened.fd);
+  Opened opened = open_beneath(root_fd.get(), relative, resolver);
+  if (opened.fd.get() < 0) refuse_open(opened.error, relative, root);
+  const Descriptor file = std::move(opened.fd);
 
   // What was opened decides, not what the path named a moment earlier.
   struct stat info {};

@@ -1,5 +1,6 @@
 #include "base/std_streams.hpp"
 #include "cli/cli.hpp"
+#include "cli/kit_forward.hpp"
 
 #include <iostream>
 
@@ -25,8 +26,13 @@ int main(int argc, char** argv) {
   make_stack_resident();
   std::ios::sync_with_stdio(false);
   try {
-    agent_session::internal::StandardStreams streams;
     const std::vector<std::string> args(argv + 1, argv + argc);
+    // The conformance kit, before anything is read or written: this
+    // process becomes agent-session-conform.
+    if (!args.empty() && args.front() == "conform") {
+      return agent_session::cli::exec_runner({args.begin() + 1, args.end()}, std::cerr);
+    }
+    agent_session::internal::StandardStreams streams;
     return agent_session::cli::run(args, streams.in(), streams.out(), std::cerr);
   } catch (const std::bad_alloc&) {  // before run() could catch it: the arguments, the streams
     std::cerr << "agent-session: out of memory\n";

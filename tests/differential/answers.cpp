@@ -2,7 +2,7 @@
 #include "differential/answers.hpp"
 
 #include "cli/cli.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,11 +74,12 @@ std::vector<Answer> ask_oracle(const std::vector<std::vector<std::string>>& jobs
       out << line << "]\n";
     }
   }
-  const auto run =
-      cli::run_process({"node", kOracleBatch.string(), (dir / "jobs.jsonl").string(), (dir / "results.bin").string()},
-                       "", std::chrono::minutes(10));
-  if (run.end != cli::ProcessEnd::exited || run.exit_code != 0) {
-    ADD_FAILURE() << "oracle_batch.mjs: " << cli::describe_end(run, std::chrono::minutes(10)) << "\n" << run.err;
+  const auto run = conform::runner::run_process(
+      {"node", kOracleBatch.string(), (dir / "jobs.jsonl").string(), (dir / "results.bin").string()}, "",
+      std::chrono::minutes(10));
+  if (run.end != conform::runner::ProcessEnd::exited || run.exit_code != 0) {
+    ADD_FAILURE() << "oracle_batch.mjs: " << conform::runner::describe_end(run, std::chrono::minutes(10)) << "\n"
+                  << run.err;
     return {};
   }
   std::ifstream in(dir / "results.bin", std::ios::binary);

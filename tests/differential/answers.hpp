@@ -4,7 +4,7 @@
 // job (oracle_batch.mjs); and whether they differ.
 #pragma once
 
-#include "fuzz/reference_checks.hpp"
+#include "conform/fuzz/reference_checks.hpp"
 
 #include <filesystem>
 #include <string>
@@ -27,7 +27,7 @@ std::vector<Answer> ask_oracle(const std::vector<std::vector<std::string>>& jobs
 Answer ask_ours(const std::vector<std::string>& args);
 
 // The spec's error text in a port's standard error (the fuzzer's, one copy).
-using fuzz::spec_error;
+using conform::fuzz::spec_error;
 
 // Why two answers differ (exit code, standard output byte for byte, or the
 // spec's error text), or "" when they agree.

@@ -1,10 +1,11 @@
 // Helpers for the tests of `agent-session conform`: a temporary folder of
 // hand-made vectors (layout: corpus/conformance/README.md), ports written as
-// shell scripts, and the runner run in process or as the real binary.
+// shell scripts, and the runner run in process or through the real
+// command (which runs agent-session-conform in its place).
 #pragma once
 
-#include "cli/cli.hpp"
-#include "runner/subprocess.hpp"
+#include "conform/runner/conform_options.hpp"
+#include "conform/runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,12 +36,14 @@ inline std::vector<std::string> conform_args(const std::filesystem::path& vector
   return args;
 }
 
-// The runner in this process.
+// The runner in this process: agent-session-conform's entry point with
+// the words after `conform`.
 inline ConformRun conform(const std::filesystem::path& vectors, const std::vector<std::string>& command,
                           const std::vector<std::string>& options = {}) {
   std::istringstream in;
   std::ostringstream out, err;
-  const int code = cli::run(conform_args(vectors, command, options), in, out, err);
+  const std::vector<std::string> args = conform_args(vectors, command, options);
+  const int code = conform::runner::conform_main({args.begin() + 1, args.end()}, "agent-session-conform", in, out, err);
   return {code, out.str(), err.str()};
 }
 
@@ -55,8 +58,9 @@ inline ConformRun conform_binary(const std::filesystem::path& vectors, const std
   const auto args = conform_args(vectors, command, options);
   argv.insert(argv.end(), args.begin(), args.end());
   const auto limit = std::chrono::minutes(1);
-  const auto r = cli::run_process(argv, "", limit);
-  if (r.end != cli::ProcessEnd::exited) return {-1, r.out, r.err + "[" + cli::describe_end(r, limit) + "]"};
+  const auto r = conform::runner::run_process(argv, "", limit);
+  if (r.end != conform::runner::ProcessEnd::exited)
+    return {-1, r.out, r.err + "[" + conform::runner::describe_end(r, limit) + "]"};
   return {r.exit_code, r.out, r.err};
 }
 

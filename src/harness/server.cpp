@@ -1,9 +1,9 @@
-#include "runner/harness_server.hpp"
+#include "harness/server.hpp"
 
+#include "base/descriptor.hpp"
 #include "base/printable.hpp"
-#include "runner/base64.hpp"
-#include "runner/untrusted_json.hpp"
-#include "runner/vector_files.hpp"
+#include "harness/base64.hpp"
+#include "harness/untrusted_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -19,11 +19,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 namespace {
 
 using nlohmann::json;
 using Answer = nlohmann::ordered_json;
+using internal::Fd;
 using internal::terminal_safe;
 
 constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << 53) - 1;
@@ -42,24 +43,20 @@ Answer error(const std::string& message, std::optional<std::uint64_t> seq = std:
 HarnessRun in_directory(const std::string& cwd, const std::vector<std::string>& argv, std::string_view input,
                         const HarnessRunFunction& run) {
   if (cwd.empty()) return run(argv, input);
-  const int home = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (home < 0 || ::chdir(cwd.c_str()) != 0) {
+  const Fd home(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (home.get() < 0 || ::chdir(cwd.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
-    if (home >= 0) ::close(home);
     return {3, "", "harness: cwd " + cwd + ": " + reason + "\n", ""};
   }
   HarnessRun result;
   try {
     result = run(argv, input);
   } catch (...) {
-    if (::fchdir(home) != 0) {  // nothing better to do than go on
+    if (::fchdir(home.get()) != 0) {  // nothing better to do than go on
     }
-    ::close(home);
     throw;
   }
-  const bool back = ::fchdir(home) == 0;
-  ::close(home);
-  if (!back) throw std::runtime_error("harness: cannot return to the starting directory");
+  if (::fchdir(home.get()) != 0) throw std::runtime_error("harness: cannot return to the starting directory");
   return result;
 }
 
@@ -199,4 +196,4 @@ int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, 
   return 0;  // end of input: the runner is gone, as good as stop
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

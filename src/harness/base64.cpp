@@ -1,9 +1,9 @@
-#include "runner/base64.hpp"
+#include "harness/base64.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 namespace {
 
 constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -70,4 +70,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return bytes;
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

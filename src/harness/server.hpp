@@ -3,14 +3,14 @@
 // (flushed), running every `run` through `run`, a function that must
 // answer as the same command line in exec mode would. Used by
 // `agent-session harness` (src/cli/harness_command.hpp) and by
-// `agent-session-conform exec-adapter` (runner/exec_adapter.hpp).
+// `agent-session-conform exec-adapter` (conform/runner/exec_adapter.hpp).
 //
 // Example:
 //   return serve_harness(std::cin, std::cout, {"my-port", "1.0", "C++", {"check", "estimate", "canon", "trim"}},
 //                        [](const auto& argv, std::string_view input) { return my_run(argv, input); });
 #pragma once
 
-#include "runner/harness_client.hpp"  // HarnessPort
+#include "harness/protocol.hpp"
 
 #include <functional>
 #include <iosfwd>
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 
 struct HarnessRun {
   int exit = 0;     // 0 to 255
@@ -41,4 +41,4 @@ using HarnessRunFunction = std::function<HarnessRun(const std::vector<std::strin
 // `out` fails.
 int serve_harness(std::istream& in, std::ostream& out, const HarnessPort& port, const HarnessRunFunction& run);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 
 // The deepest nesting taken; the top-level value is level 1. What the kit
 // reads is at most 4 deep (a start answer 2: {"port":{...}}; expect.json
@@ -76,4 +76,4 @@ const nlohmann::json& member(const nlohmann::json& object, const std::string& ke
 // empty), never dumped whole.
 std::string shown_value(const nlohmann::json& value, std::size_t limit = 120);
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

@@ -1,4 +1,4 @@
-#include "runner/untrusted_json.hpp"
+#include "harness/untrusted_json.hpp"
 
 #include "base/printable.hpp"
 
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 namespace {
 
 using internal::printable_excerpt;
@@ -228,4 +228,4 @@ std::string shown_value(const json& value, std::size_t limit) {
   return json(text.substr(0, limit)).dump(-1, ' ', false, json::error_handler_t::replace) + "...";
 }
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::cli {
+namespace agent_session::harness {
 
 std::string base64_encode(std::string_view bytes);
 
@@ -24,4 +24,4 @@ std::optional<std::string> base64_decode(std::string_view text);
 // (for a size check before decoding); 0 when its length is not a multiple of 4.
 std::size_t base64_decoded_size(std::string_view text) noexcept;
 
-}  // namespace agent_session::cli
+}  // namespace agent_session::harness
