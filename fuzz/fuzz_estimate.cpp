@@ -20,7 +20,7 @@
 #include "fast/fast_path.hpp"
 #include "fast/utf8_kernels.hpp"
 #include "fuzz_support.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #include "support/json_string_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>

@@ -10,7 +10,7 @@
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "fast/js_number.hpp"
 #include "fuzz_support.hpp"
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <bit>
 #include <cmath>

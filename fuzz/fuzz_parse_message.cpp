@@ -8,7 +8,7 @@
 #include "agent_session/session.hpp"
 
 #include "fuzz_support.hpp"
-#include "spec/json_line.hpp"
+#include "reference/json_line.hpp"
 
 #include <cstddef>
 #include <cstdint>

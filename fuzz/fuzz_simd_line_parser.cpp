@@ -17,9 +17,9 @@
 
 #include "fast/simd_line_parser.hpp"
 #include "fuzz_support.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <bit>

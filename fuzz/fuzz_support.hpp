@@ -1,8 +1,8 @@
 // What every fuzz target shares: a check that stops the run with a readable
 // message (libFuzzer then saves the input), line splitting and escaping for
 // the messages. The references the differential targets compare against
-// are the library's own reference path (src/spec/,
-// src/spec/reference.hpp), not copies kept here.
+// are the library's own reference path (src/reference/,
+// src/reference/reference.hpp), not copies kept here.
 #pragma once
 
 #include "agent_session/context.hpp"

@@ -12,7 +12,7 @@
 #include "base/utf8.hpp"
 #include "fast/fast_path.hpp"
 #include "fuzz_support.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #include "support/spec_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>

@@ -14,7 +14,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session_object.hpp"
 
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 #include "support/message_builders.hpp"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // (integer digits, digits then zeros up to 21 digits, a point inside the
 // digits, leading zeros down to 1e-6, exponent form both ways) and the
 // edges of the double range.
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <gtest/gtest.h>
 

@@ -18,10 +18,10 @@
 #include "support/counting_allocator.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/js_object.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "reference/js_object.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/simd_line_parser.hpp"
 #endif

@@ -1,13 +1,13 @@
-// spec/json_line.hpp: the exact detail of every kind of parse error,
+// reference/json_line.hpp: the exact detail of every kind of parse error,
 // what follows "invalid session JSON at line N: " (SPEC §2 lets an
 // implementation add one; ours says which byte and why). Pinned byte for
 // byte, so that a changed cut of nlohmann's message, a changed position or
 // a changed escape in the excerpt fails here rather than silently.
-#include "spec/json_line.hpp"
+#include "reference/json_line.hpp"
 
 #include "agent_session/session.hpp"
 #include "base/printable.hpp"
-#include "spec/js_object.hpp"
+#include "reference/js_object.hpp"
 #include "support/history_generator.hpp"
 #include "support/thrown.hpp"
 

@@ -3,8 +3,8 @@
 // cross the pieces the input arrives in, the bytes kept readable past each
 // line, and the line-length limit (kMaxLineBytes, 32 MiB: inputs that
 // long are generated as they are read, never held).
-#include "spec/line_reader.hpp"
-#include "spec/load.hpp"
+#include "reference/line_reader.hpp"
+#include "reference/load.hpp"
 
 #include "agent_session/session.hpp"
 #include "support/thrown.hpp"

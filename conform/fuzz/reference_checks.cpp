@@ -38,7 +38,7 @@ namespace {
 
 // Whether the first line of `file` that is not JSON breaks one of SPEC
 // §2.1's rules, which JSON.parse does not have, rather than JSON's grammar
-// (§2): the reference's detail names the rule (spec/json_line.cpp).
+// (§2): the reference's detail names the rule (reference/json_line.cpp).
 bool breaks_a_strict_rule(const std::string& file) {
   try {
     load_session(file);

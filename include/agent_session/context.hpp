@@ -83,7 +83,7 @@ class ContextError : public std::runtime_error {
 // the `+ 1` being one newline per message, so the estimate of a list is the
 // length of its canonical JSONL text. An empty list is 0. (The fast path
 // allocates nothing: it counts without printing; the reference prints each
-// line, spec/reference.cpp.)
+// line, reference/reference.cpp.)
 // Throws ContextError(unserializable_message) naming the first message that
 // cannot be serialized (see SerializationError).
 std::uint64_t estimate_context_chars(std::span<const Message> messages);

@@ -8,7 +8,7 @@ namespace agent_session {
 
 // A parsed JSON value. Ordered: an object keeps its members in the order
 // they are put in; the loader puts them in JavaScript's order (SPEC.md §3,
-// spec/js_object.hpp), which the canonical form prints.
+// reference/js_object.hpp), which the canonical form prints.
 using Json = nlohmann::ordered_json;
 
 // The deepest array/object nesting one line may hold; the message object

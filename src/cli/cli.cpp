@@ -1,5 +1,5 @@
 #include "cli/cli.hpp"
-#include "spec/load.hpp"
+#include "reference/load.hpp"
 
 #include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"

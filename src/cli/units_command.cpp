@@ -1,5 +1,5 @@
 #include "cli/units_command.hpp"
-#include "spec/load.hpp"
+#include "reference/load.hpp"
 
 #include "agent_session/context.hpp"
 

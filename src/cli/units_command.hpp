@@ -5,7 +5,7 @@
 #pragma once
 
 #include "agent_session/session.hpp"
-#include "spec/load.hpp"
+#include "reference/load.hpp"
 
 #include <iosfwd>
 #include <string>

@@ -1,11 +1,11 @@
 // trim_context at the cost of what the packing reaches (SPEC.md §5.2): the
-// packing loop is the reference's (spec/units.hpp); only the answers to
+// packing loop is the reference's (reference/units.hpp); only the answers to
 // its two questions are found differently.
 #include "fast/block_walk.hpp"
 #include "fast/measure.hpp"
 
 #include "agent_session/context.hpp"
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 
 #include <algorithm>
 #include <limits>

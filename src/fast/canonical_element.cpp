@@ -1,8 +1,8 @@
 #include "fast/canonical_element.hpp"
 
 #include "fast/js_number.hpp"
-#include "spec/canonical.hpp"
-#include "spec/js_object.hpp"
+#include "reference/canonical.hpp"
+#include "reference/js_object.hpp"
 
 #include <algorithm>
 #include <array>

@@ -2,13 +2,13 @@
 
 #include "fast/simd_line_parser.hpp"
 #include "fast/utf8_kernels.hpp"
-#include "spec/canonical.hpp"
-#include "spec/units.hpp"
+#include "reference/canonical.hpp"
+#include "reference/units.hpp"
 
 namespace agent_session::fast {
 namespace {
 
-// The canonical writer's sink (spec/canonical.hpp) that only counts
+// The canonical writer's sink (reference/canonical.hpp) that only counts
 // the UTF-16 code units the line would be.
 struct Utf16CountSink {
   std::uint64_t units = 0;

@@ -3,10 +3,10 @@
 #include "agent_session/session.hpp"
 #include "fast/canonical_element.hpp"
 #include "fast/text_buffer.hpp"
-#include "spec/canonical.hpp"
-#include "spec/discriminate.hpp"
-#include "spec/js_object.hpp"
-#include "spec/json_teardown.hpp"
+#include "reference/canonical.hpp"
+#include "reference/discriminate.hpp"
+#include "reference/js_object.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <simdjson.h>
 

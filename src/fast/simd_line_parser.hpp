@@ -3,7 +3,7 @@
 // answer (SPEC.md §2).
 //
 // simdjson parses; the one discriminator of SPEC.md §1.1
-// (spec/discriminate.hpp) reads simdjson's tree. When simdjson rejects
+// (reference/discriminate.hpp) reads simdjson's tree. When simdjson rejects
 // a line or cannot be sure of it (a number it will not read, a byte-order
 // mark, a line too long for it), the reference parser
 // (internal::JsonLineParser) gives the answer, so every error keeps its
@@ -11,7 +11,7 @@
 // tests/fast/simd_line_parser_test.cpp hold it equal to the reference.
 #pragma once
 
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -52,7 +52,7 @@ class SimdLineParser final : public internal::LineParser {
   internal::JsonLineParser reference_;
 };
 
-// The fast side of the seam's make_line_parser (spec/seam.hpp).
+// The fast side of the seam's make_line_parser (reference/seam.hpp).
 std::unique_ptr<internal::LineParser> make_line_parser();
 
 }  // namespace agent_session::fast

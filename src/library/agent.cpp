@@ -1,6 +1,6 @@
 #include "agent_session/agent.hpp"
 
-#include "spec/json_teardown.hpp"
+#include "reference/json_teardown.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"

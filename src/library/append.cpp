@@ -4,9 +4,9 @@
 #include "library/loadable_lines.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/line_reader.hpp"
-#include "spec/load.hpp"
+#include "reference/line_parser.hpp"
+#include "reference/line_reader.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <string>

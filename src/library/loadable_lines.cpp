@@ -2,7 +2,7 @@
 
 #include "agent_session/append.hpp"
 #include "agent_session/session.hpp"
-#include "spec/canonical.hpp"
+#include "reference/canonical.hpp"
 
 namespace agent_session::internal {
 

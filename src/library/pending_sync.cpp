@@ -2,7 +2,7 @@
 #include "base/decimal.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -4,7 +4,7 @@
 // concurrency-safe appends").
 #pragma once
 
-#include "spec/read_file.hpp"
+#include "reference/read_file.hpp"
 
 #include <cstdint>
 #include <filesystem>

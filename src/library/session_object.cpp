@@ -2,9 +2,9 @@
 
 #include "agent_session/context.hpp"
 #include "library/loadable_lines.hpp"
-#include "spec/load.hpp"
-#include "spec/seam.hpp"
-#include "spec/units.hpp"
+#include "reference/load.hpp"
+#include "reference/seam.hpp"
+#include "reference/units.hpp"
 
 #include <algorithm>
 #include <atomic>

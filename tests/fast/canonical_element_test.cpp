@@ -8,9 +8,9 @@
 #include "agent_session/message.hpp"
 #include "fast/js_number.hpp"
 #include "fast/text_buffer.hpp"
-#include "spec/canonical.hpp"
-#include "spec/js_number.hpp"
-#include "spec/json_line.hpp"
+#include "reference/canonical.hpp"
+#include "reference/js_number.hpp"
+#include "reference/json_line.hpp"
 
 #include <gtest/gtest.h>
 

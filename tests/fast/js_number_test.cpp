@@ -6,7 +6,7 @@
 // numbers, and the numbers the benchmarks print.
 #include "fast/js_number.hpp"
 
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <gtest/gtest.h>
 

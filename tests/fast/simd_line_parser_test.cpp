@@ -10,9 +10,9 @@
 #include "fast/simd_line_parser.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 
 #include "agent_session/context.hpp"
 #include "base/utf8.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
 #endif

@@ -1,8 +1,8 @@
 #include "agent_session/context.hpp"
 
-#include "spec/reference.hpp"
-#include "spec/seam.hpp"
-#include "spec/units.hpp"
+#include "reference/reference.hpp"
+#include "reference/seam.hpp"
+#include "reference/units.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,8 +1,8 @@
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 
 #include "agent_session/context.hpp"
 #include "base/utf8.hpp"
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 
 #include <optional>
 #include <vector>

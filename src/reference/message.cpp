@@ -1,9 +1,9 @@
 #include "agent_session/message.hpp"
 
-#include "spec/canonical.hpp"
-#include "spec/discriminate.hpp"
-#include "spec/json_line.hpp"
-#include "spec/json_teardown.hpp"
+#include "reference/canonical.hpp"
+#include "reference/discriminate.hpp"
+#include "reference/json_line.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <type_traits>
 #include <utility>

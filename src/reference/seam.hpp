@@ -1,13 +1,13 @@
 // The one seam between the reference path and the fast path: the four
 // operations that have two implementations. Each is SPEC.md's algorithm
-// in the reference build (AGENT_SESSION_FAST=OFF: spec/reference.hpp and
-// spec/line_parser.hpp) and the fast path's (src/fast/fast_path.hpp)
+// in the reference build (AGENT_SESSION_FAST=OFF: reference/reference.hpp and
+// reference/line_parser.hpp) and the fast path's (src/fast/fast_path.hpp)
 // otherwise, which the differential tests and fuzz targets prove equal.
 // Nothing else of the library calls either side directly.
 #pragma once
 
 #include "agent_session/message.hpp"
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "spec/js_object.hpp"
+#include "reference/js_object.hpp"
 
 #include "base/decimal.hpp"
 
-#include "spec/json_teardown.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "spec/read_file.hpp"
+#include "reference/read_file.hpp"
 
 #include "base/descriptor.hpp"
 

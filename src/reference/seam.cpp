@@ -1,6 +1,6 @@
-#include "spec/seam.hpp"
+#include "reference/seam.hpp"
 
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
 #endif

@@ -1,4 +1,4 @@
-#include "spec/line_reader.hpp"
+#include "reference/line_reader.hpp"
 
 #include "agent_session/session.hpp"
 

@@ -1,4 +1,4 @@
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include "base/decimal.hpp"
 

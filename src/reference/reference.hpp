@@ -1,10 +1,10 @@
 // The reference versions of the operations the fast path may take over
-// (spec/seam.hpp chooses). Each is SPEC.md's algorithm as written; the
+// (reference/seam.hpp chooses). Each is SPEC.md's algorithm as written; the
 // fast path's must give the same answers and throw the same errors.
 #pragma once
 
 #include "agent_session/message.hpp"
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,9 +1,9 @@
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/discriminate.hpp"
-#include "spec/json_line.hpp"
-#include "spec/json_teardown.hpp"
+#include "reference/discriminate.hpp"
+#include "reference/json_line.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <utility>
 #include <variant>

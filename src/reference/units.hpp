@@ -1,5 +1,5 @@
 // SPEC.md §5's walk over a history's units, newest first, and the packing
-// of §5.2, written once for the reference trim (spec/reference.cpp) and the fast
+// of §5.2, written once for the reference trim (reference/reference.cpp) and the fast
 // one. Both answer the walk's two questions their own way: which assistant
 // declares the tool result at p, and how many characters message p is.
 #pragma once

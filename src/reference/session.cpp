@@ -1,7 +1,7 @@
 #include "agent_session/session.hpp"
 
-#include "spec/line_reader.hpp"
-#include "spec/load.hpp"
+#include "reference/line_reader.hpp"
+#include "reference/load.hpp"
 
 #include <cerrno>
 #include <system_error>

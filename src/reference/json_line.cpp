@@ -1,8 +1,8 @@
-#include "spec/json_line.hpp"
+#include "reference/json_line.hpp"
 
 #include "base/printable.hpp"
-#include "spec/js_object.hpp"
-#include "spec/json_teardown.hpp"
+#include "reference/js_object.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <utility>
 #include <vector>
@@ -27,9 +27,9 @@
 //   a raw NUL byte, anywhere                      parse_json_line (nlohmann's
 //                                                   lexer stops at one)
 //   a repeated key keeps its first position and   object_member_slot
-//     takes the last value                          (spec/js_object.hpp)
+//     takes the last value                          (reference/js_object.hpp)
 //   array-index keys first, ascending, then the   finish_object
-//     others in insertion order (ECMA-262)          (spec/js_object.hpp)
+//     others in insertion order (ECMA-262)          (reference/js_object.hpp)
 //
 // Each rule applies to every value a line spells out, dropped fields,
 // keys and overwritten values included: the DOM is built whole before a

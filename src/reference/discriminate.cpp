@@ -1,4 +1,4 @@
-#include "spec/discriminate.hpp"
+#include "reference/discriminate.hpp"
 
 #include "base/printable.hpp"
 #include "base/utf8.hpp"

@@ -1,4 +1,4 @@
-#include "spec/json_teardown.hpp"
+#include "reference/json_teardown.hpp"
 
 #include <array>
 #include <cstddef>

@@ -1,8 +1,8 @@
-#include "spec/load.hpp"
+#include "reference/load.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/read_file.hpp"
-#include "spec/seam.hpp"
+#include "reference/read_file.hpp"
+#include "reference/seam.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
-#include "spec/canonical.hpp"
+#include "reference/canonical.hpp"
 
-#include "spec/js_number.hpp"
-#include "spec/js_object.hpp"
+#include "reference/js_number.hpp"
+#include "reference/js_object.hpp"
 
 #include <algorithm>
 #include <cmath>
