@@ -15,11 +15,11 @@
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
 
+#include "entry/load.hpp"
 #include "fast/simd_line_parser.hpp"
 #include "fuzz_support.hpp"
 #include "reference/json_line.hpp"
 #include "reference/line_parser.hpp"
-#include "reference/load.hpp"
 
 #include <algorithm>
 #include <bit>

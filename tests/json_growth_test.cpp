@@ -18,10 +18,11 @@
 #include "support/counting_allocator.hpp"
 
 #include "agent_session/session.hpp"
+#include "entry/load.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_line.hpp"
 #include "reference/line_parser.hpp"
-#include "reference/load.hpp"
+#include "reference/object_building.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/simd_line_parser.hpp"
 #endif

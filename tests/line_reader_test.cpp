@@ -3,8 +3,8 @@
 // cross the pieces the input arrives in, the bytes kept readable past each
 // line, and the line-length limit (kMaxLineBytes, 32 MiB: inputs that
 // long are generated as they are read, never held).
-#include "reference/line_reader.hpp"
-#include "reference/load.hpp"
+#include "entry/line_reader.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/session.hpp"
 #include "support/thrown.hpp"

@@ -4,7 +4,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"

@@ -1,5 +1,5 @@
 #include "cli/cli.hpp"
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"

@@ -1,7 +1,7 @@
 #include "cli/scripted_client.hpp"
 
 #include "agent_session/session.hpp"
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include <algorithm>
 #include <string>

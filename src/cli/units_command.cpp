@@ -1,5 +1,5 @@
 #include "cli/units_command.hpp"
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/context.hpp"
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "agent_session/session.hpp"
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include <iosfwd>
 #include <string>

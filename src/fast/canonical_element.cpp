@@ -3,6 +3,7 @@
 #include "fast/js_number.hpp"
 #include "reference/canonical.hpp"
 #include "reference/js_object.hpp"
+#include "reference/object_building.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// The fast path's side of the seam (reference/seam.hpp): the operations it
+// The fast path's side of the seam (entry/implementation.hpp): the operations it
 // takes over, with the reference's signatures and contracts
 // (reference/reference.hpp). Built with AGENT_SESSION_FAST.
 #pragma once

@@ -7,6 +7,7 @@
 #include "reference/discriminate.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_teardown.hpp"
+#include "reference/object_building.hpp"
 
 #include <simdjson.h>
 

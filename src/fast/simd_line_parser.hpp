@@ -52,7 +52,7 @@ class SimdLineParser final : public internal::LineParser {
   internal::JsonLineParser reference_;
 };
 
-// The fast side of the seam's make_line_parser (reference/seam.hpp).
+// The fast side of the seam's make_line_parser (entry/implementation.hpp).
 std::unique_ptr<internal::LineParser> make_line_parser();
 
 }  // namespace agent_session::fast

@@ -1,12 +1,12 @@
 #include "agent_session/append.hpp"
 
 #include "agent_session/session.hpp"
+#include "entry/line_reader.hpp"
+#include "entry/load.hpp"
 #include "library/loadable_lines.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
 #include "reference/line_parser.hpp"
-#include "reference/line_reader.hpp"
-#include "reference/load.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,7 @@
 #include "library/posix_file.hpp"
 
 #include "base/descriptor.hpp"
-#include "reference/read_file.hpp"
+#include "entry/read_file.hpp"
 
 #include "library/new_file.hpp"
 #include "library/pending_sync.hpp"

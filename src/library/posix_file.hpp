@@ -4,7 +4,7 @@
 // concurrency-safe appends").
 #pragma once
 
-#include "reference/read_file.hpp"
+#include "entry/read_file.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,7 +1,7 @@
 #include "agent_session/repair.hpp"
 
 #include "base/printable.hpp"
-#include "reference/line_reader.hpp"
+#include "entry/line_reader.hpp"
 
 #include "agent_session/session.hpp"
 #include "base/utf8.hpp"

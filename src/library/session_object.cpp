@@ -1,9 +1,9 @@
 #include "agent_session/session_object.hpp"
 
 #include "agent_session/context.hpp"
+#include "entry/implementation.hpp"
+#include "entry/load.hpp"
 #include "library/loadable_lines.hpp"
-#include "reference/load.hpp"
-#include "reference/seam.hpp"
 #include "reference/units.hpp"
 
 #include <algorithm>
@@ -171,7 +171,7 @@ Session::Context Session::context(std::uint64_t max_chars) const {
   // nothing is walked, and a budget the history has not outgrown costs
   // nothing per request.
   if (!messages_.empty() && chars_ <= max_chars) return Context(*this, 0, messages_.size());
-  const std::span<const Message> kept = seam::trim_context_given_declarers(messages(), declarers_, max_chars);
+  const std::span<const Message> kept = entry::chosen.trim_context_given_declarers(messages(), declarers_, max_chars);
   return Context(*this, messages_.size() - kept.size(), kept.size());
 }
 

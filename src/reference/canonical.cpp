@@ -61,3 +61,13 @@ void append_canonical_value(std::string& out, const Json& value, int depth) {
 }
 
 }  // namespace agent_session::internal
+
+namespace agent_session {
+
+// SPEC.md §1's roles, as the canonical line prints them (message.hpp).
+const char* role_of(const Message& message) noexcept {
+  static constexpr const char* kRoles[] = {"user", "assistant", "tool"};
+  return kRoles[message.index()];
+}
+
+}  // namespace agent_session

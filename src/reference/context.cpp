@@ -1,13 +1,10 @@
 #include "agent_session/context.hpp"
 
 #include "reference/reference.hpp"
-#include "reference/seam.hpp"
 #include "reference/units.hpp"
 
 #include <algorithm>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 
 namespace agent_session {
 
@@ -32,22 +29,6 @@ ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
       unit_(unit),
       budget_(budget) {}
 
-std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
-  // One forward pass: the latest assistant seen declaring an id is the
-  // nearest earlier one for what follows.
-  internal::work_counters().declarer_steps += messages.size();
-  std::vector<std::optional<std::size_t>> declarer(messages.size());
-  std::unordered_map<std::string_view, std::size_t> latest;
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (const auto* assistant = std::get_if<AssistantMessage>(&messages[i])) {
-      for (const auto& call : assistant->tool_calls) latest[call.id] = i;
-    } else if (const auto* result = std::get_if<ToolResultMessage>(&messages[i])) {
-      if (auto it = latest.find(result->tool_call_id); it != latest.end()) declarer[i] = it->second;
-    }
-  }
-  return declarer;
-}
-
 std::vector<ContextUnit> context_units(std::span<const Message> messages) {
   const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
   std::vector<ContextUnit> units;
@@ -60,14 +41,6 @@ std::vector<ContextUnit> context_units(std::span<const Message> messages) {
       });
   std::reverse(units.begin(), units.end());
   return units;
-}
-
-std::uint64_t estimate_context_chars(std::span<const Message> messages) {
-  return seam::estimate_context_chars(messages);
-}
-
-std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
-  return seam::trim_context(messages, max_chars);
 }
 
 }  // namespace agent_session

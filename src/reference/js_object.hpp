@@ -1,8 +1,8 @@
 // JavaScript's object rules (SPEC.md §2, §3), written once for every
 // builder of objects (the line parser's and the fast path's): a repeated
-// key keeps the position of its first occurrence and takes the last value;
-// array-index keys come first, ascending, then the others in insertion
-// order.
+// key keeps the position of its first occurrence and takes the last value
+// (object_building.hpp applies it); array-index keys come first,
+// ascending, then the others in insertion order (javascript_order below).
 #pragma once
 
 #include "agent_session/json.hpp"
@@ -26,8 +26,8 @@ inline bool is_array_index(std::string_view key) noexcept { return array_index(k
 // JavaScript's property order (ECMA-262 OrdinaryOwnPropertyKeys) of n keys
 // given in insertion order, key_at(i) the i-th: their positions, the
 // array-index keys first, ascending, then the others as given. The one
-// key order: loaded objects are put in it (put_in_javascript_order), and
-// the canonical writer prints objects built in memory in it.
+// key order: loaded objects are put in it (object_building.hpp), and the
+// canonical writer prints objects built in memory in it.
 template <class KeyAt>
 std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
   std::vector<std::pair<std::uint32_t, std::size_t>> indices;
@@ -43,28 +43,5 @@ std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
   }
   return order;
 }
-
-// The slot for the value of the member `key` of `object`, an object being
-// built, which the caller then assigns (before adding the next member); a
-// repeated key's earlier value is already torn down (json_teardown.hpp).
-// With finish_object, building an object of n members costs O(n log n)
-// key comparisons whatever its keys (this library's promise that loading
-// costs time linear in the input, bench/RESULTS.md "Growth by input
-// shape"), where Json's own operator[] searches the members one by one.
-Json& object_member_slot(Json& object, std::string_view key);
-
-// Completes an object built with object_member_slot: merges the repeated
-// keys it has not merged yet, then puts it in JavaScript's order.
-void finish_object(Json& object);
-
-// Puts `object`'s members in JavaScript's property order.
-void put_in_javascript_order(Json& object);
-
-// The key comparisons the calls above have made on this thread since it
-// started (add_key_comparisons adds other key checks of the loader): a
-// deterministic measure of their work, by which tests check that loading
-// stays linear without timing anything.
-std::uint64_t object_key_comparisons() noexcept;
-void add_key_comparisons(std::uint64_t comparisons) noexcept;
 
 }  // namespace agent_session::internal

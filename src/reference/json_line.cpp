@@ -3,6 +3,7 @@
 #include "base/printable.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_teardown.hpp"
+#include "reference/object_building.hpp"
 
 #include <utility>
 #include <vector>

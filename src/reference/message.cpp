@@ -89,11 +89,6 @@ bool operator==(const ToolInput& a, const ToolInput& b) {
   return a.canonical_json_ == b.canonical_json_;
 }
 
-const char* role_of(const Message& message) noexcept {
-  static constexpr const char* kRoles[] = {"user", "assistant", "tool"};
-  return kRoles[message.index()];
-}
-
 std::optional<Message> parse_session_message(const Json& json) {
   return to_optional(internal::discriminate_record(json));
 }

@@ -1,5 +1,5 @@
 // The reference versions of the operations the fast path may take over
-// (reference/seam.hpp chooses). Each is SPEC.md's algorithm as written; the
+// (entry/implementation.hpp chooses). Each is SPEC.md's algorithm as written; the
 // fast path's must give the same answers and throw the same errors.
 #pragma once
 

@@ -1,8 +1,5 @@
 #include "agent_session/session.hpp"
 
-#include "reference/line_reader.hpp"
-#include "reference/load.hpp"
-
 #include <cerrno>
 #include <system_error>
 
@@ -27,14 +24,5 @@ LineTooLong::LineTooLong(std::size_t line)
                         "cannot load line " + std::to_string(line) + ": it is longer than " +
                             std::to_string(kMaxLineBytes) + " bytes, the longest line this implementation loads"),
       line_(line) {}
-
-std::vector<Message> load_session(const std::filesystem::path& path) {
-  return internal::load_numbered_session(path).messages;
-}
-
-// A piece of `bytes` at a time, as from a file: one way through the loader.
-std::vector<Message> load_session_from_memory(std::string_view bytes) {
-  return internal::load_lines(internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
-}
 
 }  // namespace agent_session

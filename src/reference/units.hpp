@@ -5,6 +5,7 @@
 #pragma once
 
 #include "agent_session/context.hpp"
+#include "reference/work_counters.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,32 +15,14 @@
 
 namespace agent_session::internal {
 
-// This thread's count of the work of trimming and estimating, for tests
-// that check a cost by counting it, never by timing it
-// (tests/context_growth_test.cpp), as object_key_comparisons does for
-// loading. Both paths count alike:
-// - measured: messages measured (SPEC.md §4's L(canonical(m)) + 1), by
-//   message_chars below or the fast path's measuring ahead;
-// - declarer_steps: work spent on declaring assistants (SPEC.md §5.1): one
-//   per message whose declarer the walk below asks for, one per message a
-//   search for declarers examined, one per call or result Session indexes.
-struct WorkCounters {
-  std::uint64_t measured = 0;
-  std::uint64_t declarer_steps = 0;
-};
-inline WorkCounters& work_counters() noexcept {
-  thread_local WorkCounters counters;
-  return counters;
-}
-
-// The error of SPEC.md §4 for messages[index], which `measure` (UTF-16
+// The error of SPEC.md §4 for messages[index], which `measure_of` (UTF-16
 // code units of a message's canonical line, SerializationError when it has
 // none) could not measure; else the message's characters, newline included.
 template <class Measure>
-std::uint64_t message_chars(std::span<const Message> messages, std::size_t index, Measure&& measure) {
+std::uint64_t message_chars(std::span<const Message> messages, std::size_t index, Measure&& measure_of) {
   ++work_counters().measured;
   try {
-    return measure(messages[index]) + 1;
+    return measure_of(messages[index]) + 1;
   } catch (const SerializationError& error) {
     throw ContextError(ContextErrorKind::unserializable_message, index,
                        "message " + std::to_string(index) + " cannot be serialized: " + error.what());

@@ -10,9 +10,9 @@
 #include "fast/simd_line_parser.hpp"
 
 #include "agent_session/session.hpp"
+#include "entry/load.hpp"
 #include "reference/json_line.hpp"
 #include "reference/line_parser.hpp"
-#include "reference/load.hpp"
 
 #include <gtest/gtest.h>
 

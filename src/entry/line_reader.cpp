@@ -1,4 +1,4 @@
-#include "reference/line_reader.hpp"
+#include "entry/line_reader.hpp"
 
 #include "agent_session/session.hpp"
 

@@ -1,8 +1,8 @@
-#include "reference/load.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/session.hpp"
-#include "reference/read_file.hpp"
-#include "reference/seam.hpp"
+#include "entry/implementation.hpp"
+#include "entry/read_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -43,7 +43,7 @@ std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_so
 
 std::vector<Message> load_lines(LineReader::ReadSome read_some, bool from_file, std::vector<std::size_t>* line_numbers,
                                 std::optional<std::uint64_t> size_hint) {
-  const auto parser = seam::make_line_parser();
+  const auto parser = entry::chosen.make_line_parser();
   return load_lines(*parser, std::move(read_some), from_file, line_numbers, size_hint);
 }
 
@@ -93,3 +93,17 @@ NumberedSession load_numbered_session(std::istream& in) {
 }
 
 }  // namespace agent_session::internal
+
+namespace agent_session {
+
+// The public entry points of SPEC.md §2 (session.hpp).
+std::vector<Message> load_session(const std::filesystem::path& path) {
+  return internal::load_numbered_session(path).messages;
+}
+
+// A piece of `bytes` at a time, as from a file: one way through the loader.
+std::vector<Message> load_session_from_memory(std::string_view bytes) {
+  return internal::load_lines(internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
+}
+
+}  // namespace agent_session

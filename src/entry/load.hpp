@@ -4,8 +4,8 @@
 
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
+#include "entry/line_reader.hpp"
 #include "reference/line_parser.hpp"
-#include "reference/line_reader.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +27,7 @@ std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_so
                                 std::vector<std::size_t>* line_numbers = nullptr,
                                 std::optional<std::uint64_t> size_hint = std::nullopt);
 
-// As above with the seam's line parser (reference/seam.hpp): the load every
+// As above with the seam's line parser (entry/implementation.hpp): the load every
 // entry point below and load_session share.
 std::vector<Message> load_lines(LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers = nullptr,

@@ -1,4 +1,4 @@
-#include "reference/read_file.hpp"
+#include "entry/read_file.hpp"
 
 #include "base/descriptor.hpp"
 
