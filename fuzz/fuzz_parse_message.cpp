@@ -29,7 +29,7 @@ struct LineVerdict {
 };
 
 LineVerdict read_line(std::string_view line) noexcept {
-  auto parsed = internal::parse_json_line(line);
+  auto parsed = reference::parse_json_line(line);
   if (auto* detail = std::get_if<std::string>(&parsed)) return {std::move(*detail), std::nullopt};
   const Json& json = std::get<Json>(parsed);
   std::optional<Message> message = parse_session_message(json);

@@ -81,7 +81,7 @@ bool serializable(const Message& m) {
 }
 
 // UTF-16 length of the canonical line plus its newline (SPEC.md §4).
-std::uint64_t chars_of(const Message& m) { return internal::utf16_length(to_canonical_json(m)) + 1; }
+std::uint64_t chars_of(const Message& m) { return base::utf16_length(to_canonical_json(m)) + 1; }
 
 // SPEC.md §5's promises, checked on the result alone.
 void check_invariants(const std::vector<Message>& history, std::uint64_t budget, std::span<const Message> kept) {

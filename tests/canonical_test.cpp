@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 std::string literal(std::string_view text) {
@@ -114,4 +114,4 @@ TEST(WriteMessage, WritesThroughTheSinkWhatToCanonicalJsonReturns) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

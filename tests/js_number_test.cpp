@@ -1,4 +1,4 @@
-// internal::append_js_number, the reference Number::toString (SPEC.md §3),
+// reference::append_js_number, the reference Number::toString (SPEC.md §3),
 // against what JavaScript prints: every expected text below is
 // String(value) as Node.js prints it, covering each branch of the layout
 // (integer digits, digits then zeros up to 21 digits, a point inside the
@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 std::string printed(double value) {
@@ -117,4 +117,4 @@ TEST(AppendJsNumber, LayoutChangesExactlyWhereNumberToStringChangesIt) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

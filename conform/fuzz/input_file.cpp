@@ -13,7 +13,7 @@
 namespace agent_session::fuzz {
 
 namespace fs = std::filesystem;
-using internal::Fd;
+using base::Fd;
 
 namespace {
 

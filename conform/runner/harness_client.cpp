@@ -13,7 +13,7 @@
 namespace agent_session::cli {
 namespace {
 
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 using Clock = LiveProcess::Clock;
 using nlohmann::json;
 

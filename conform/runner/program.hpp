@@ -21,7 +21,7 @@ namespace agent_session::cli {
 template <class Run>
 int run_program(int argc, char** argv, Run&& run) {
   std::ios::sync_with_stdio(false);
-  internal::StandardStreams streams;
+  base::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     const int code = run(args, streams.out());
@@ -30,7 +30,7 @@ int run_program(int argc, char** argv, Run&& run) {
   } catch (const std::bad_alloc&) {
     std::cerr << "agent-session-conform: out of memory\n";
   } catch (const std::exception& error) {
-    std::cerr << "agent-session-conform: " << internal::terminal_line(error.what()) << '\n';
+    std::cerr << "agent-session-conform: " << base::terminal_line(error.what()) << '\n';
   }
   return 3;
 }

@@ -27,7 +27,7 @@ namespace agent_session {
 // Json (json.hpp): values loaded by this library hold every number as a
 // double (as in JavaScript) and object keys in JavaScript's property order.
 
-namespace internal {
+namespace reference {
 struct ToolInputAccess;
 }
 
@@ -82,7 +82,7 @@ class ToolInput {
   friend bool operator==(const ToolInput& a, const ToolInput& b);
 
  private:
-  friend struct internal::ToolInputAccess;
+  friend struct reference::ToolInputAccess;
   void become_null() noexcept;
   std::string canonical_json_ = "null";
   std::optional<Json> unprintable_;  // set only when printing failed

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   make_stack_resident();
   std::ios::sync_with_stdio(false);
   try {
-    agent_session::internal::StandardStreams streams;
+    agent_session::base::StandardStreams streams;
     const std::vector<std::string> args(argv + 1, argv + argc);
     return agent_session::cli::run(args, streams.in(), streams.out(), std::cerr);
   } catch (const std::bad_alloc&) {  // before run() could catch it: the arguments, the streams

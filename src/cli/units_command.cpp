@@ -11,7 +11,7 @@
 
 namespace agent_session::cli {
 
-using internal::NumberedSession;
+using entry::NumberedSession;
 namespace {
 
 std::string range(std::size_t first, std::size_t last) {

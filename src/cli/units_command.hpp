@@ -12,7 +12,7 @@
 
 namespace agent_session::cli {
 
-using internal::NumberedSession;
+using entry::NumberedSession;
 
 // The closed units (SPEC.md §5.1), newest first, each with its messages
 // (0-based), lines, characters and the characters of it and every newer

@@ -30,7 +30,7 @@ struct Implementation {
                                                            std::span<const std::optional<std::size_t>> declarers,
                                                            std::uint64_t max_chars);
   // SPEC.md §2: the parser of one line into one message.
-  std::unique_ptr<internal::LineParser> (*make_line_parser)();
+  std::unique_ptr<reference::LineParser> (*make_line_parser)();
 };
 
 // The implementation this build chose; constant, so ready before any

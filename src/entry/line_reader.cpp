@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 namespace {
 
 constexpr std::size_t kPiece = std::size_t{1} << 20;
@@ -103,4 +103,4 @@ LineReader::ReadSome read_from(std::string_view bytes) {
   };
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

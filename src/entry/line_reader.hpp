@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 
 class LineReader {
  public:
@@ -74,4 +74,4 @@ LinePosition last_line(std::string_view bytes);
 // a file would (the bytes must outlive it).
 LineReader::ReadSome read_from(std::string_view bytes);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

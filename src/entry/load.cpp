@@ -10,7 +10,7 @@
 #include <system_error>
 #include <utility>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 
 // The detail for a failing last line with no trailing newline: the mark
 // of a write cut short, which `agent-session repair` exists for.
@@ -23,7 +23,7 @@ std::string with_torn_tail_hint(const SessionError& error, std::string_view more
   return detail;
 }
 
-std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
+std::vector<Message> load_lines(reference::LineParser& parser, LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers, std::optional<std::uint64_t> size_hint) {
   LineReader reader(std::move(read_some), parser.read_ahead(), size_hint);
   std::vector<Message> messages;
@@ -92,18 +92,18 @@ NumberedSession load_numbered_session(std::istream& in) {
   return session;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry
 
 namespace agent_session {
 
 // The public entry points of SPEC.md §2 (session.hpp).
 std::vector<Message> load_session(const std::filesystem::path& path) {
-  return internal::load_numbered_session(path).messages;
+  return entry::load_numbered_session(path).messages;
 }
 
 // A piece of `bytes` at a time, as from a file: one way through the loader.
 std::vector<Message> load_session_from_memory(std::string_view bytes) {
-  return internal::load_lines(internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
+  return entry::load_lines(entry::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
 }
 
 }  // namespace agent_session

@@ -16,14 +16,14 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 
 // Reads lines from `read_some` and parses each non-empty one with
 // `parser`, in order; the first bad line stops the load (SessionError,
 // with a hint to repair when `from_file` and the bad line is a last line
 // without `\n`). `line_numbers`, when given, receives each message's line;
 // `size_hint` is the input's size when known (LineReader).
-std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
+std::vector<Message> load_lines(reference::LineParser& parser, LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers = nullptr,
                                 std::optional<std::uint64_t> size_hint = std::nullopt);
 
@@ -61,4 +61,4 @@ NumberedSession load_numbered_session(const std::filesystem::path& path,
 // Exceptions thrown by the stream's buffer (a read error) propagate.
 NumberedSession load_numbered_session(std::istream& in);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

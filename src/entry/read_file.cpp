@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 
 [[noreturn]] void throw_errno(int error, const std::string& what, const std::filesystem::path& path) {
   throw std::system_error(error, std::generic_category(), what + " " + path.string());
@@ -70,7 +70,7 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 }
 
 std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& path) {
-  Fd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  base::Fd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     throw_errno("cannot open session", path);
@@ -86,7 +86,7 @@ std::optional<std::string> read_regular_file_if_exists(const std::filesystem::pa
 }
 
 std::optional<SharedReadFile> SharedReadFile::open_if_exists(const std::filesystem::path& path) {
-  Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  base::Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     throw_errno("cannot open session", path);
@@ -121,4 +121,4 @@ std::size_t SharedReadFile::read_some(char* buffer, std::size_t size) {
 
 std::string SharedReadFile::read_rest() { return read_to_end(fd_, static_cast<std::size_t>(size_), path_); }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 
 // The whole file, or nullopt when it does not exist (ENOENT only). A
 // regular file is read under a shared flock, so an append in progress is
@@ -65,4 +65,4 @@ std::uint64_t size_of(int fd, const std::filesystem::path& path);
 // buffer. Throws std::system_error.
 std::string read_to_end(int fd, std::size_t expected, const std::filesystem::path& path);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

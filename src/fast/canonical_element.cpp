@@ -14,8 +14,8 @@
 namespace agent_session::fast {
 namespace {
 
-using internal::append_json_string;
-using internal::is_array_index;
+using reference::append_json_string;
+using reference::is_array_index;
 
 namespace dom = simdjson::dom;
 
@@ -54,7 +54,7 @@ bool has_index_or_repeated_key(dom::object object) {
                           ++comparisons;
                           return a == b;
                         }) != keys.end();
-  internal::add_key_comparisons(comparisons);
+  reference::add_key_comparisons(comparisons);
   return repeated;
 }
 

@@ -136,11 +136,11 @@ void Session::index_appended(const Message& message) noexcept {
   std::optional<std::size_t> declarer;
   if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
     for (const ToolCall& call : assistant->tool_calls) latest_declarer_.find(call.id)->second = index;
-    internal::work_counters().declarer_steps += assistant->tool_calls.size();
+    reference::work_counters().declarer_steps += assistant->tool_calls.size();
   } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
     const auto found = latest_declarer_.find(result->tool_call_id);
     if (found != latest_declarer_.end() && found->second != kUndeclared) declarer = found->second;
-    ++internal::work_counters().declarer_steps;
+    ++reference::work_counters().declarer_steps;
   }
   declarers_.push_back(declarer);  // cannot throw: room reserved
 }
@@ -159,7 +159,7 @@ void Session::append(Message message) {
   if (path_) {
     append_session(*path_, message, options_);
   } else {
-    (void)internal::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
+    (void)library::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
   }
   index_appended(message);
   messages_.push_back(std::move(message));  // cannot throw: room reserved, move is noexcept

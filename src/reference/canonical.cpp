@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 void append_canonical_value(std::string& out, const Json& value, int depth) {
   using Type = Json::value_t;
@@ -60,7 +60,7 @@ void append_canonical_value(std::string& out, const Json& value, int depth) {
   throw SerializationError("value has no JSON form");
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference
 
 namespace agent_session {
 

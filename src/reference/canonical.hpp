@@ -13,7 +13,7 @@
 #include <string_view>
 #include <variant>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // A tool call's input sits at nesting level 4: the message is 1, toolCalls
 // 2, the call 3.
@@ -31,7 +31,7 @@ void append_json_string(Text& out, std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      const std::size_t length = utf8_sequence_length(text, i);
+      const std::size_t length = base::utf8_sequence_length(text, i);
       if (length == 0) throw SerializationError("string is not valid UTF-8");
       i += length;
       continue;
@@ -125,4 +125,4 @@ void write_message(Sink& sink, const Message& message) {
   sink.ascii("}");
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

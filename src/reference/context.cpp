@@ -32,9 +32,9 @@ ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
 std::vector<ContextUnit> context_units(std::span<const Message> messages) {
   const std::vector<std::optional<std::size_t>> declarer = declaring_assistants(messages);
   std::vector<ContextUnit> units;
-  internal::for_each_unit_newest_first(
+  reference::for_each_unit_newest_first(
       messages.size(), [&](std::size_t p) { return declarer[p]; },
-      [&](std::size_t p) { return internal::message_chars(messages, p, reference::measure); },
+      [&](std::size_t p) { return reference::message_chars(messages, p, reference::measure); },
       [&](const ContextUnit& unit) {
         units.push_back(unit);
         return true;

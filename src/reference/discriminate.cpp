@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 std::string found(std::optional<JsonKind> kind) {
   if (!kind) return "it is missing";
@@ -25,9 +25,9 @@ std::string shown_role(std::string_view role) {
   // Enough to recognise a role, short enough that a huge one cannot flood
   // the line; never cut inside a character.
   constexpr std::size_t kShownRoleBytes = 64;
-  if (role.size() <= kShownRoleBytes) return "\"" + terminal_safe(role) + "\"";
-  const std::size_t cut = character_boundary_before(role, kShownRoleBytes);
-  return "\"" + terminal_safe(role.substr(0, cut)) + "\"... (" + std::to_string(role.size()) + " bytes)";
+  if (role.size() <= kShownRoleBytes) return "\"" + base::terminal_safe(role) + "\"";
+  const std::size_t cut = base::character_boundary_before(role, kShownRoleBytes);
+  return "\"" + base::terminal_safe(role.substr(0, cut)) + "\"... (" + std::to_string(role.size()) + " bytes)";
 }
 
 namespace {
@@ -87,4 +87,4 @@ Verdict discriminate_record(Json&& json) { return discriminate_json(json); }
 
 Verdict discriminate_record(const Json& json) { return discriminate_json(json); }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -24,7 +24,7 @@
 #include <variant>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 enum class JsonKind { null, boolean, number, string, array, object };
 
@@ -112,4 +112,4 @@ Verdict discriminate(Tree& tree, V value) {
 Verdict discriminate_record(Json&& json);
 Verdict discriminate_record(const Json& json);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 void append_js_number(std::string& out, double value) {
   if (value == 0) {  // both zeros
@@ -27,8 +27,8 @@ void append_js_number(std::string& out, double value) {
   if (e > 1) digits.append(scientific.substr(2, e - 2));  // past "d."
   // value = 0.d1d2...dk x 10^n, in Number::toString's terms.
   const int k = static_cast<int>(digits.size());
-  std::string_view exponent = scientific.substr(e + 1);                                   // "+x" or "-x"
-  const int magnitude = static_cast<int>(parse_decimal(exponent.substr(1)).value_or(0));  // at most 324
+  std::string_view exponent = scientific.substr(e + 1);                                         // "+x" or "-x"
+  const int magnitude = static_cast<int>(base::parse_decimal(exponent.substr(1)).value_or(0));  // at most 324
   const int n = (exponent[0] == '-' ? -magnitude : magnitude) + 1;
   if (k <= n && n <= 21) {
     out += digits;
@@ -52,4 +52,4 @@ void append_js_number(std::string& out, double value) {
   }
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

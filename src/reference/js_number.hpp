@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // Appends Number::toString(value) to `out`: shortest round-trip digits,
 // plain notation for exponents -7 < e < 21 (`100000000000000000000`,
@@ -14,4 +14,4 @@ namespace agent_session::internal {
 // `value` must be finite (the canonical writer refuses the others).
 void append_js_number(std::string& out, double value);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // The index `key` names when it is the canonical decimal form of an
 // integer 0..4294967294 (`"0"`, `"7"`; not `"01"`, `"-1"`, `"4294967295"`):
@@ -44,4 +44,4 @@ std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
   return order;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

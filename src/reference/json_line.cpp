@@ -36,7 +36,7 @@
 // keys and overwritten values included: the DOM is built whole before a
 // message is discriminated from it.
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 // Builds the DOM from nlohmann's SAX events, applying the JavaScript and
@@ -130,7 +130,7 @@ class DomBuilder : public nlohmann::json_sax<Json> {
     if (const auto colon = what.find(": "); what.starts_with("parse error") && colon != std::string_view::npos) {
       what.remove_prefix(colon + 2);
     }
-    return "byte " + std::to_string(position) + ": " + printable_excerpt(what, 200);
+    return "byte " + std::to_string(position) + ": " + base::printable_excerpt(what, 200);
   }
 
   // Where the first array or object past kMaxNestingDepth opens (1-based),
@@ -196,4 +196,4 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   return std::move(builder.root());
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

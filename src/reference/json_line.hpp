@@ -10,7 +10,7 @@
 #include <string_view>
 #include <variant>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // Parses `line` (one line, without its `\n`) into a JSON value, or returns
 // why it is not JSON (a one-line, printable detail).
@@ -23,4 +23,4 @@ namespace agent_session::internal {
 // that overflow a double and nesting deeper than 512 levels are errors.
 std::variant<Json, std::string> parse_json_line(std::string_view line);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

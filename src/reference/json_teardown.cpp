@@ -3,7 +3,7 @@
 #include <array>
 #include <cstddef>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 // A container's last element, or nullptr when `value` is a scalar or empty.
@@ -50,4 +50,4 @@ void tear_down(Json& tree) noexcept {
   }
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

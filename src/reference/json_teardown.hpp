@@ -9,7 +9,7 @@
 
 #include "agent_session/json.hpp"
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // Leaves `tree` a scalar or an empty container, destroying its contents
 // from the leaves up with no allocation: nlohmann's destructor then has
@@ -31,4 +31,4 @@ class TornDownOnExit {
   Json& tree_;
 };
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

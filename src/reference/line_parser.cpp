@@ -8,7 +8,7 @@
 #include <utility>
 #include <variant>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 Message JsonLineParser::parse(std::string_view line, std::size_t line_number, std::size_t) {
   auto parsed = parse_json_line(line);
@@ -24,4 +24,4 @@ Message JsonLineParser::parse(std::string_view line, std::size_t line_number, st
   return std::move(std::get<Message>(verdict));
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

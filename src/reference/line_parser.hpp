@@ -8,7 +8,7 @@
 #include <memory>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 class LineParser {
  public:
@@ -28,4 +28,4 @@ class JsonLineParser final : public LineParser {
   Message parse(std::string_view line, std::size_t line_number, std::size_t readable_after = 0) override;
 };
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -16,14 +16,14 @@ namespace {
 std::optional<std::string> printed_input(const Json& value) {
   std::string text;
   try {
-    internal::append_canonical_value(text, value, internal::kToolInputDepth);
+    reference::append_canonical_value(text, value, reference::kToolInputDepth);
   } catch (const SerializationError&) {
     return std::nullopt;
   }
   return text;
 }
 
-std::optional<Message> to_optional(internal::Verdict&& verdict) {
+std::optional<Message> to_optional(reference::Verdict&& verdict) {
   if (auto* message = std::get_if<Message>(&verdict)) return std::move(*message);
   return std::nullopt;
 }
@@ -54,12 +54,12 @@ ToolInput::ToolInput(ToolInput&& other) noexcept
 // An unprintable value is a tree built in memory: destroyed without
 // allocating (json_teardown.hpp), as noexcept and destructors must.
 ToolInput::~ToolInput() {
-  if (unprintable_) internal::tear_down(*unprintable_);
+  if (unprintable_) reference::tear_down(*unprintable_);
 }
 
 ToolInput& ToolInput::operator=(ToolInput&& other) noexcept {
   if (this != &other) {
-    if (unprintable_) internal::tear_down(*unprintable_);
+    if (unprintable_) reference::tear_down(*unprintable_);
     canonical_json_ = std::move(other.canonical_json_);
     unprintable_ = std::move(other.unprintable_);
     other.become_null();
@@ -76,7 +76,7 @@ void ToolInput::become_null() noexcept {
 Json ToolInput::value() const {
   if (unprintable_) return *unprintable_;
   // Canonical text is JSON that parse_json_line always accepts.
-  return std::get<Json>(internal::parse_json_line(canonical_json_));
+  return std::get<Json>(reference::parse_json_line(canonical_json_));
 }
 
 std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
@@ -90,31 +90,31 @@ bool operator==(const ToolInput& a, const ToolInput& b) {
 }
 
 std::optional<Message> parse_session_message(const Json& json) {
-  return to_optional(internal::discriminate_record(json));
+  return to_optional(reference::discriminate_record(json));
 }
 
 std::optional<Message> parse_session_message(Json&& json) {
-  return to_optional(internal::discriminate_record(std::move(json)));
+  return to_optional(reference::discriminate_record(std::move(json)));
 }
 
 std::optional<std::string> describe_invalid_record(const Json& json) {
-  auto verdict = internal::discriminate_record(json);
+  auto verdict = reference::discriminate_record(json);
   if (auto* reason = std::get_if<std::string>(&verdict)) return std::move(*reason);
   return std::nullopt;
 }
 
 std::string to_canonical_json(const Message& message) {
   std::string out;
-  internal::StringSink sink{out};
-  internal::write_message(sink, message);
+  reference::StringSink sink{out};
+  reference::write_message(sink, message);
   return out;
 }
 
 std::string to_canonical_jsonl(std::span<const Message> messages) {
   std::string text;
-  internal::StringSink sink{text};
+  reference::StringSink sink{text};
   for (const auto& message : messages) {
-    internal::write_message(sink, message);
+    reference::write_message(sink, message);
     text.push_back('\n');
   }
   return text;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 using Members = std::vector<std::pair<const std::string, Json>>;  // ordered_map's base
 
@@ -128,4 +128,4 @@ void put_in_javascript_order(Json& object) {
   });
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

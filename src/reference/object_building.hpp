@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // The slot for the value of the member `key` of `object`, an object being
 // built, which the caller then assigns (before adding the next member); a
@@ -34,4 +34,4 @@ void put_in_javascript_order(Json& object);
 std::uint64_t object_key_comparisons() noexcept;
 void add_key_comparisons(std::uint64_t comparisons) noexcept;
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

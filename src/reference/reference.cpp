@@ -10,11 +10,11 @@
 namespace agent_session::reference {
 
 // SPEC.md §4's L(canonical(m)): the canonical line, printed, measured.
-std::uint64_t measure(const Message& message) { return internal::utf16_length(to_canonical_json(message)); }
+std::uint64_t measure(const Message& message) { return base::utf16_length(to_canonical_json(message)); }
 
 std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   std::uint64_t chars = 0;
-  for (std::size_t i = 0; i < messages.size(); ++i) chars += internal::message_chars(messages, i, measure);
+  for (std::size_t i = 0; i < messages.size(); ++i) chars += reference::message_chars(messages, i, measure);
   return chars;
 }
 
@@ -26,11 +26,11 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
 std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
                                                       std::span<const std::optional<std::size_t>> declarer,
                                                       std::uint64_t max_chars) {
-  return messages.subspan(internal::kept_from(
+  return messages.subspan(reference::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarer[p]; },
-      [&](std::size_t p) { return internal::message_chars(messages, p, measure); }));
+      [&](std::size_t p) { return reference::message_chars(messages, p, measure); }));
 }
 
-std::unique_ptr<internal::LineParser> make_line_parser() { return std::make_unique<internal::JsonLineParser>(); }
+std::unique_ptr<reference::LineParser> make_line_parser() { return std::make_unique<reference::JsonLineParser>(); }
 
 }  // namespace agent_session::reference

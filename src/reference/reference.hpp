@@ -33,6 +33,6 @@ std::span<const Message> trim_context_given_declarers(std::span<const Message> m
                                                       std::uint64_t max_chars);
 
 // SPEC.md §2's line parser: parse_json_line, then §1.1's discrimination.
-std::unique_ptr<internal::LineParser> make_line_parser();
+std::unique_ptr<reference::LineParser> make_line_parser();
 
 }  // namespace agent_session::reference

@@ -10,7 +10,7 @@ namespace agent_session {
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
   // One forward pass: the latest assistant seen declaring an id is the
   // nearest earlier one for what follows.
-  internal::work_counters().declarer_steps += messages.size();
+  reference::work_counters().declarer_steps += messages.size();
   std::vector<std::optional<std::size_t>> declarer(messages.size());
   std::unordered_map<std::string_view, std::size_t> latest;
   for (std::size_t i = 0; i < messages.size(); ++i) {

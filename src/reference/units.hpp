@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // The error of SPEC.md §4 for messages[index], which `measure_of` (UTF-16
 // code units of a message's canonical line, SerializationError when it has
@@ -85,4 +85,4 @@ std::size_t kept_from(std::size_t count, std::uint64_t max_chars, DeclarerOf&& d
   return kept_from;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

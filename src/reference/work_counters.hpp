@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 
 // This thread's count of the work of trimming and estimating, for tests
 // that check a cost by counting it, never by timing it
@@ -24,4 +24,4 @@ inline WorkCounters& work_counters() noexcept {
   return counters;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -197,7 +197,7 @@ TEST(TrimContext, KeepsWhatTheReferenceKeepsOrThrowsItsError) {
     const std::size_t most = size > 1000 ? 12 : 40;  // a long history's budgets each cost the whole reference trim
     for (std::size_t i = messages.size(); i-- > 0 && budgets.size() < most;) {
       try {
-        suffix += internal::utf16_length(to_canonical_json(messages[i])) + 1;
+        suffix += base::utf16_length(to_canonical_json(messages[i])) + 1;
       } catch (const SerializationError&) {
         break;
       }
