@@ -66,7 +66,7 @@ void per_message_counters(benchmark::State& state, std::size_t messages) {
 void estimate(benchmark::State& state, Profile profile, std::size_t count) {
   const auto messages = history(profile, count);
   const std::string jsonl = to_canonical_jsonl(messages);
-  const std::uint64_t expected = internal::utf16_length(jsonl);  // the plain count of SPEC.md §4
+  const std::uint64_t expected = base::utf16_length(jsonl);  // the plain count of SPEC.md §4
   std::uint64_t chars = 0;
   const std::uint64_t allocations_before = heap_counters().allocations;
   for (auto _ : state) {

@@ -31,7 +31,7 @@ using Counter = std::function<std::optional<std::uint64_t>(std::string_view)>;
 // quotes (the texts have nothing to escape but what both count alike).
 std::optional<std::uint64_t> reference_count(bool json, std::string_view text) {
   if (json) return test_support::json_string_units(text);
-  return internal::utf16_length(text) + 2;
+  return base::utf16_length(text) + 2;
 }
 
 void string_counter(benchmark::State& state, bool json, std::string kernel, Counter count, Profile profile,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Line coverage of the library (src/base, src/spec, src/library, src/fast; not the CLI)
+# Line coverage of the library (src/base, src/reference, src/library, src/fast; not the CLI)
 # reached by replaying the fuzz corpora corpus/fuzz/<target>/ through every
 # target, with clang's source-based coverage. Prints llvm-cov's
 # report and fails when the total line coverage is under MIN_LINE_COVERAGE
@@ -30,11 +30,11 @@ for target in "${targets[@]}"; do
 done
 "$profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/corpus.profdata"
 
-sources=(src/base/* src/spec/* src/library/* src/fast/*)
+sources=(src/base/* src/reference/* src/library/* src/fast/*)
 report=$("$cov" report "${objects[@]:1}" -instr-profile="$profiles/corpus.profdata" "${sources[@]}")
 echo "$report"
 # llvm-cov leaves out sources no target links (not 0%, absent): say which.
-for source in src/base/*.cpp src/spec/*.cpp src/library/*.cpp src/fast/*.cpp; do
+for source in src/base/*.cpp src/reference/*.cpp src/library/*.cpp src/fast/*.cpp; do
   grep -q "^${source#src/} " <<<"$report" || echo "not in the report (no fuzz target links it): $source"
 done
 # The total from llvm-cov's JSON summary: "totals":{...,"lines":{"count":N,"covered":M,"percent":P},...}

@@ -1,7 +1,7 @@
 // Differential: the fast path's estimate (fast::measure and
 // fast::estimate_context_chars: the canonical writer into a counting sink,
 // strings counted by the SIMD kernels) against the reference
-// (to_canonical_json then internal::utf16_length, and
+// (to_canonical_json then base::utf16_length, and
 // reference::estimate_context_chars; SPEC.md §4), on messages built in
 // memory from raw bytes, as an embedding program would build them:
 // strings may be invalid UTF-8, numbers may be NaN, infinite or 64-bit
@@ -11,7 +11,7 @@
 // list). Every UTF-8 kernel (scalar, AVX2, AVX-512, through
 // json_string_units_with and utf16_length_with), not only the one the
 // estimator picks, must agree with test_support::json_string_units and
-// internal::utf16_length on the whole input as one string.
+// base::utf16_length on the whole input as one string.
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "agent_session/context.hpp"
 #include "agent_session/message.hpp"
@@ -20,7 +20,7 @@
 #include "fast/fast_path.hpp"
 #include "fast/utf8_kernels.hpp"
 #include "fuzz_support.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #include "support/json_string_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -128,7 +128,7 @@ std::string describe(const Counted& counted) {
 void check_measure(const Message& m) {
   Counted expected;
   try {
-    expected = internal::utf16_length(to_canonical_json(m));
+    expected = base::utf16_length(to_canonical_json(m));
   } catch (const SerializationError& error) {
     expected = std::string(error.what());
   }
@@ -174,7 +174,7 @@ void check_estimate(const std::vector<Message>& messages) {
 void check_kernels(std::string_view text) {
   const std::optional<std::uint64_t> literal = test_support::json_string_units(text);
   const bool valid = valid_utf8(text);
-  const std::uint64_t length = internal::utf16_length(text);
+  const std::uint64_t length = base::utf16_length(text);
   FUZZ_CHECK(fast::json_string_units(text) == literal, "json_string_units differs: " + escaped(text));
   FUZZ_CHECK(fast::json_string_units_or_zero(text) == literal.value_or(0),
              "json_string_units_or_zero differs: " + escaped(text));

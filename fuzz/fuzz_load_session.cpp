@@ -62,7 +62,7 @@ void check_loaded(std::string_view bytes, const std::vector<Message>& messages) 
 
   FUZZ_CHECK(valid_utf8(canonical), "canonical text is not UTF-8: " + escaped(canonical));
   const std::uint64_t chars = estimate_context_chars(messages);
-  FUZZ_CHECK(chars == internal::utf16_length(canonical), "estimate is not the UTF-16 length of " + escaped(canonical));
+  FUZZ_CHECK(chars == base::utf16_length(canonical), "estimate is not the UTF-16 length of " + escaped(canonical));
   check_trim(messages, chars);
 }
 

@@ -1,6 +1,6 @@
 // Differential: the fast path's number printer (fast::write_js_number,
 // fast::write_js_integer: Dragonbox or the 15-digit check, SWAR layout)
-// against the reference printer (internal::append_js_number: std::to_chars
+// against the reference printer (reference::append_js_number: std::to_chars
 // digits laid out as Number::toString, SPEC.md §3). The bytes are read 8
 // at a time (a shorter tail padded with zeros), each 8 as the bits of a
 // double (every finite one, subnormals and -0 included; NaN and infinities
@@ -10,7 +10,7 @@
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "fast/js_number.hpp"
 #include "fuzz_support.hpp"
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <bit>
 #include <cmath>
@@ -34,7 +34,7 @@ void check_double(std::uint64_t bits) {
   const double value = std::bit_cast<double>(bits);
   if (!std::isfinite(value)) return;
   std::string expected;
-  internal::append_js_number(expected, value);
+  reference::append_js_number(expected, value);
   char out[fast::kJsNumberRoom];
   const std::string_view got(out, static_cast<std::size_t>(fast::write_js_number(out, value) - out));
   FUZZ_CHECK(got == expected,
@@ -44,7 +44,7 @@ void check_double(std::uint64_t bits) {
 void check_integer(std::uint64_t bits) {
   const auto value = std::bit_cast<std::int64_t>(bits);
   std::string expected;
-  internal::append_js_number(expected, static_cast<double>(value));
+  reference::append_js_number(expected, static_cast<double>(value));
   char out[fast::kJsNumberRoom];
   const std::string_view got(out, static_cast<std::size_t>(fast::write_js_integer(out, value) - out));
   FUZZ_CHECK(got == expected,

@@ -8,8 +8,8 @@
 #include "agent_session/session.hpp"
 
 #include "fuzz_support.hpp"
-#include "spec/discriminate.hpp"
-#include "spec/json_line.hpp"
+#include "reference/discriminate.hpp"
+#include "reference/json_line.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,11 +30,11 @@ struct LineVerdict {
 };
 
 LineVerdict read_line(std::string_view line) noexcept {
-  auto parsed = internal::parse_json_line(line);
+  auto parsed = reference::parse_json_line(line);
   if (auto* detail = std::get_if<std::string>(&parsed)) return {std::move(*detail), std::nullopt};
   const Json& json = std::get<Json>(parsed);
   std::optional<Message> message = parse_session_message(json);
-  const std::optional<std::string> reason = internal::describe_invalid_record(json);
+  const std::optional<std::string> reason = reference::describe_invalid_record(json);
   FUZZ_CHECK(message.has_value() != reason.has_value(), "describe_invalid_record disagrees with the verdict");
   Json moved = json;
   FUZZ_CHECK(parse_session_message(std::move(moved)) == message, "the moving overload disagrees");

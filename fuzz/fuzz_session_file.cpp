@@ -96,7 +96,7 @@ void check_diagnosis(const SessionDiagnosis& found, std::string_view bytes, std:
   // nothing but characters a terminal may see raw.
   bool printable = true;
   for (std::size_t i = 0; i < found.excerpt.size() && printable;) {
-    const std::size_t n = internal::printable_length(found.excerpt, i);
+    const std::size_t n = base::printable_length(found.excerpt, i);
     printable = n > 0;
     i += n;
   }

@@ -1,6 +1,6 @@
 // Differential: the fast path's line parser (fast::SimdLineParser,
 // simdjson in front of the reference) against the reference line parser
-// (internal::JsonLineParser: parse_json_line, then SPEC.md §1.1's
+// (reference::JsonLineParser: parse_json_line, then SPEC.md §1.1's
 // discrimination) must never change an answer. On arbitrary bytes:
 // - parse() gives an equal Message, or throws a SessionError of the same
 //   kind, line and what() (SPEC.md §2);
@@ -9,17 +9,17 @@
 //   same bits (-0 included), same key order, same duplicate-key outcome;
 // - neither answer depends on the bytes past the line's end (the padding
 //   simdjson reads) or on whether the line is copied or read in place;
-// - the load loop (internal::load_lines) gives the same messages, or the
+// - the load loop (entry::load_lines) gives the same messages, or the
 //   same error, with either parser.
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
 
+#include "entry/load.hpp"
 #include "fast/simd_line_parser.hpp"
 #include "fuzz_support.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -75,7 +75,7 @@ std::string with_hostile_padding(std::string_view line) {
   return padded;
 }
 
-Verdict parse_with(internal::LineParser& parser, std::string_view line, std::size_t readable_after) {
+Verdict parse_with(reference::LineParser& parser, std::string_view line, std::size_t readable_after) {
   try {
     return parser.parse(line, 7, readable_after);
   } catch (const SessionError& error) {
@@ -83,9 +83,9 @@ Verdict parse_with(internal::LineParser& parser, std::string_view line, std::siz
   }
 }
 
-LoadVerdict load_with(internal::LineParser& parser, std::string_view bytes) {
+LoadVerdict load_with(reference::LineParser& parser, std::string_view bytes) {
   try {
-    return internal::load_lines(parser, internal::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
+    return entry::load_lines(parser, entry::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
   } catch (const SessionError& error) {
     return error;
   }
@@ -115,7 +115,7 @@ void check_same(const std::variant<Value, SessionError>& fast, const std::varian
   FUZZ_CHECK(std::get<Value>(fast) == std::get<Value>(reference), "the parsers read otherwise: " + escaped(bytes));
 }
 
-void check_line(fast::SimdLineParser& fast, internal::JsonLineParser& reference, std::string_view line) {
+void check_line(fast::SimdLineParser& fast, reference::JsonLineParser& reference, std::string_view line) {
   if (line.empty()) return;  // parse() takes non-empty lines (line_parser.hpp)
   const Verdict expected = parse_with(reference, line, 0);
   check_same(parse_with(fast, line, 0), expected, line);
@@ -130,7 +130,7 @@ void check_json(fast::SimdLineParser& fast, std::string_view line) {
   FUZZ_CHECK(copied.has_value() == in_place.has_value(), "the padding changed the verdict: " + escaped(line));
   if (!copied) return;
   FUZZ_CHECK(identical(*copied, *in_place), "the padding changed the value: " + escaped(line));
-  auto parsed = internal::parse_json_line(line);
+  auto parsed = reference::parse_json_line(line);
   auto* reference = std::get_if<Json>(&parsed);
   FUZZ_CHECK(reference != nullptr,
              "simdjson accepts what parse_json_line rejects (" + std::get<std::string>(parsed) + "): " + escaped(line));
@@ -146,7 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // Reused, as the loader reuses them line after line.
   static fast::SimdLineParser fast;
-  static internal::JsonLineParser reference;
+  static reference::JsonLineParser reference;
   fuzz::check_json(fast, bytes);
   for (const std::string_view line : fuzz::split_lines(bytes)) {
     if (line.size() != bytes.size()) fuzz::check_json(fast, line);

@@ -1,8 +1,8 @@
 // What every fuzz target shares: a check that stops the run with a readable
 // message (libFuzzer then saves the input), line splitting and escaping for
 // the messages. The references the differential targets compare against
-// are the library's own reference path (src/spec/,
-// src/spec/reference.hpp), not copies kept here.
+// are the library's own reference path (src/reference/,
+// src/reference/reference.hpp), not copies kept here.
 #pragma once
 
 #include "agent_session/context.hpp"
@@ -36,7 +36,7 @@ namespace agent_session::fuzz {
 
 // True when `text` is valid UTF-8, by the library's one validator
 // (base/printable.hpp, SPEC.md §2.1).
-inline bool valid_utf8(std::string_view text) { return internal::valid_utf8_prefix(text) == text.size(); }
+inline bool valid_utf8(std::string_view text) { return base::valid_utf8_prefix(text) == text.size(); }
 
 // Lines as SPEC.md §2 splits them: on `\n`, the last one kept even when
 // empty only if bytes follow the last `\n`. Line i is lines[i - 1].

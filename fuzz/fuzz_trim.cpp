@@ -12,7 +12,7 @@
 #include "base/utf8.hpp"
 #include "fast/fast_path.hpp"
 #include "fuzz_support.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #include "support/spec_units.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -81,7 +81,7 @@ bool serializable(const Message& m) {
 }
 
 // UTF-16 length of the canonical line plus its newline (SPEC.md §4).
-std::uint64_t chars_of(const Message& m) { return internal::utf16_length(to_canonical_json(m)) + 1; }
+std::uint64_t chars_of(const Message& m) { return base::utf16_length(to_canonical_json(m)) + 1; }
 
 // SPEC.md §5's promises, checked on the result alone.
 void check_invariants(const std::vector<Message>& history, std::uint64_t budget, std::span<const Message> kept) {

@@ -1,7 +1,7 @@
-// The canonical writer's pieces (spec/canonical.hpp, SPEC.md §3):
+// The canonical writer's pieces (reference/canonical.hpp, SPEC.md §3):
 // string literals, values, and the message writer over a sink. The public
 // results (to_canonical_json) are checked in message_test.cpp.
-#include "spec/canonical.hpp"
+#include "reference/canonical.hpp"
 
 #include "agent_session/json.hpp"
 #include "agent_session/message.hpp"
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 std::string literal(std::string_view text) {
@@ -114,4 +114,4 @@ TEST(WriteMessage, WritesThroughTheSinkWhatToCanonicalJsonReturns) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

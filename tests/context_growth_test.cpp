@@ -1,5 +1,5 @@
 // What a request's context costs while a session grows, counted, never
-// timed (like json_growth_test): internal::work_counters() counts the
+// timed (like json_growth_test): reference::work_counters() counts the
 // messages measured (SPEC.md §4) and the steps spent finding declaring
 // assistants (SPEC.md §5.1), in whichever build this is.
 // - Session::context (session_object.hpp) costs what its packing reaches
@@ -14,7 +14,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session_object.hpp"
 
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 #include "support/message_builders.hpp"
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ using test_support::result;
 using test_support::user;
 
 std::uint64_t work() {
-  const internal::WorkCounters& counters = internal::work_counters();
+  const reference::WorkCounters& counters = reference::work_counters();
   return counters.measured + counters.declarer_steps;
 }
 

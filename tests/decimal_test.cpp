@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 namespace {
 
 TEST(Decimal, OnlyAsciiDigitsAreDecimal) {
@@ -36,4 +36,4 @@ TEST(Decimal, LeadingDigitsStopAtTheFirstOtherCharacter) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

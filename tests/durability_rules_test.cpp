@@ -136,7 +136,7 @@ TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCu
   const std::string next = "{\"role\":\"user\",\"content\":\"c\"}\n";
   const fs::path file = path("s.jsonl");
   for (const bool synced : {false, true}) {
-    write(file, kept + batch + internal::pending_sync_mark(kept.size()));
+    write(file, kept + batch + library::pending_sync_mark(kept.size()));
     EXPECT_THROW(load_session(file), SessionError) << "the mark is never a message";
     append_session(file, UserMessage{"c"}, AppendOptions{.sync = synced ? SyncPolicy::data : SyncPolicy::none});
     EXPECT_EQ(read(file), kept + next) << "this boot's batch was never acknowledged";
@@ -149,7 +149,7 @@ TEST_F(Durability, APendingSyncMarkOfThisBootIsRolledBackAndOneOfAnotherBootIsCu
   append_session(file, UserMessage{"c"});
   EXPECT_EQ(read(file), kept + batch + next);
   // A repair does the same, and says what it cuts.
-  write(file, kept + batch + internal::pending_sync_mark(kept.size()));
+  write(file, kept + batch + library::pending_sync_mark(kept.size()));
   const RepairResult repaired = repair_session(file);
   EXPECT_TRUE(repaired.repaired);
   EXPECT_EQ(read(file), kept);
@@ -169,7 +169,7 @@ TEST_F(Durability, NothingButAMarkOverItsOwnBatchIsEverCutBack) {
   const std::string two = "{\"role\":\"user\",\"content\":\"two\"}\n";
   const std::string next = "{\"role\":\"user\",\"content\":\"c\"}\n";
   const fs::path file = path("s.jsonl");
-  const std::string mark = internal::pending_sync_mark(10);
+  const std::string mark = library::pending_sync_mark(10);
   const std::string mark_prefix = mark.substr(0, mark.find("rollbackTo"));
   // A valid message, unterminated, that starts as a mark does: a message.
   const std::string look_alike =
@@ -180,9 +180,9 @@ TEST_F(Durability, NothingButAMarkOverItsOwnBatchIsEverCutBack) {
   EXPECT_EQ(read(file), one + two + look_alike + "\n" + next);
   // This boot's marks that name no batch of ours: the mark alone goes.
   for (const std::string& bad : {
-           internal::pending_sync_mark(10),                           // inside a line
-           internal::pending_sync_mark(one.size() + two.size() + 1),  // past the mark
-           mark_prefix + "rollbackTo\":0} ",                          // not exactly a mark
+           library::pending_sync_mark(10),                           // inside a line
+           library::pending_sync_mark(one.size() + two.size() + 1),  // past the mark
+           mark_prefix + "rollbackTo\":0} ",                         // not exactly a mark
        }) {
     for (const bool repair : {false, true}) {
       write(file, one + two + bad);
@@ -199,7 +199,7 @@ TEST_F(Durability, NothingButAMarkOverItsOwnBatchIsEverCutBack) {
     }
   }
   // A mark over lines that are not all messages: they are not our batch.
-  write(file, one + "{\"role\":\"nope\",\"content\":\"x\"}\n" + internal::pending_sync_mark(one.size()));
+  write(file, one + "{\"role\":\"nope\",\"content\":\"x\"}\n" + library::pending_sync_mark(one.size()));
   append_session(file, UserMessage{"c"});
   EXPECT_EQ(read(file), one + "{\"role\":\"nope\",\"content\":\"x\"}\n" + next);
 }

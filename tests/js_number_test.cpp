@@ -1,17 +1,17 @@
-// internal::append_js_number, the reference Number::toString (SPEC.md §3),
+// reference::append_js_number, the reference Number::toString (SPEC.md §3),
 // against what JavaScript prints: every expected text below is
 // String(value) as Node.js prints it, covering each branch of the layout
 // (integer digits, digits then zeros up to 21 digits, a point inside the
 // digits, leading zeros down to 1e-6, exponent form both ways) and the
 // edges of the double range.
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 std::string printed(double value) {
@@ -117,4 +117,4 @@ TEST(AppendJsNumber, LayoutChangesExactlyWhereNumberToStringChangesIt) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -4,7 +4,7 @@
 // load the library is built with, a line only the reference reads,
 // ToolInput::value) on inputs of n and 10n keys, bytes or containers.
 // Nothing is timed: the cost is counted.
-// - Key comparisons (internal::object_key_comparisons): how objects are
+// - Key comparisons (reference::object_key_comparisons): how objects are
 //   merged and ordered (SPEC §2, §3). 10x the keys may cost 30x the
 //   comparisons: n log n is about 13x, the quadratic search Json's own
 //   operator[] makes is 100x. Each key must cost at least one counted
@@ -18,10 +18,11 @@
 #include "support/counting_allocator.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/js_object.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
+#include "reference/js_object.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
+#include "reference/object_building.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/simd_line_parser.hpp"
 #endif
@@ -37,7 +38,7 @@
 #include <variant>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 constexpr std::size_t kKeys = 1000;  // and 10x that
@@ -106,7 +107,7 @@ Json input_of(const Message& message) { return std::get<AssistantMessage>(messag
 
 // The load loop of SPEC.md §2 over `bytes` with a chosen line parser.
 std::vector<Message> load_with(LineParser& parser, const std::string& bytes) {
-  return load_lines(parser, read_from(bytes), false);
+  return entry::load_lines(parser, entry::read_from(bytes), false);
 }
 
 // The loads: each line parser, and the library's own load (the fast one
@@ -306,4 +307,4 @@ TEST(JsonGrowthTest, ALoadsPeakHeapIsABoundedMultipleOfItsLine) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

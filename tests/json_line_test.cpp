@@ -1,13 +1,13 @@
-// spec/json_line.hpp: the exact detail of every kind of parse error,
+// reference/json_line.hpp: the exact detail of every kind of parse error,
 // what follows "invalid session JSON at line N: " (SPEC §2 lets an
 // implementation add one; ours says which byte and why). Pinned byte for
 // byte, so that a changed cut of nlohmann's message, a changed position or
 // a changed escape in the excerpt fails here rather than silently.
-#include "spec/json_line.hpp"
+#include "reference/json_line.hpp"
 
 #include "agent_session/session.hpp"
 #include "base/printable.hpp"
-#include "spec/js_object.hpp"
+#include "reference/js_object.hpp"
 #include "support/history_generator.hpp"
 #include "support/thrown.hpp"
 
@@ -19,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::reference {
 namespace {
 
 std::string error_of(const std::string& line) {
@@ -136,14 +136,14 @@ TEST(JsonLineErrorTest, TheExcerptEscapesExactlyTheCodePointsATerminalMustNotSee
   for (const char32_t hidden :
        {0x80, 0x9B, 0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202E, 0x2066, 0x2069}) {
     SCOPED_TRACE(static_cast<unsigned>(hidden));
-    EXPECT_EQ(printable_excerpt("a" + utf8(hidden) + "b", 200), "a" + escaped(utf8(hidden)) + "b");
+    EXPECT_EQ(base::printable_excerpt("a" + utf8(hidden) + "b", 200), "a" + escaped(utf8(hidden)) + "b");
   }
   for (const char32_t shown :
        {0xA0, 0xE9, 0x061B, 0x061D, 0x200D, 0x2010, 0x2027, 0x202F, 0x2065, 0x206A, 0x4E2D, 0x1F600, 0x10FFFF}) {
     SCOPED_TRACE(static_cast<unsigned>(shown));
-    EXPECT_EQ(printable_excerpt("a" + utf8(shown) + "b", 200), "a" + utf8(shown) + "b");
+    EXPECT_EQ(base::printable_excerpt("a" + utf8(shown) + "b", 200), "a" + utf8(shown) + "b");
   }
-  EXPECT_EQ(printable_excerpt(std::string("\0\x1b\x7f ~", 5), 200), "\\x00\\x1b\\x7f ~");
+  EXPECT_EQ(base::printable_excerpt(std::string("\0\x1b\x7f ~", 5), 200), "\\x00\\x1b\\x7f ~");
 }
 
 TEST(JsonLineErrorTest, ALongReasonIsCutAfter200BytesWithAnEllipsis) {
@@ -217,4 +217,4 @@ TEST(JsonLineTest, ObjectsOfManyMembersMergeAndOrderAsJavaScriptDoes) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::reference

@@ -1,10 +1,10 @@
-// internal::LineReader, the line splitter under every load (SPEC.md §2):
+// entry::LineReader, the line splitter under every load (SPEC.md §2):
 // physical line numbers, empty lines, a last line without `\n`, lines that
 // cross the pieces the input arrives in, the bytes kept readable past each
 // line, and the line-length limit (kMaxLineBytes, 32 MiB: inputs that
 // long are generated as they are read, never held).
-#include "spec/line_reader.hpp"
-#include "spec/load.hpp"
+#include "entry/line_reader.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/session.hpp"
 #include "support/thrown.hpp"
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_session::internal {
+namespace agent_session::entry {
 namespace {
 
 struct Seen {
@@ -238,10 +238,10 @@ TEST(LineReader, AnEndlessLineStopsTheLoadAtTheLimit) {
   Generated input("{\"role\":\"user\",\"content\":\"a\"}\n\n", std::numeric_limits<std::size_t>::max(), "");
   GeneratedStream buffer(input);
   std::istream in(&buffer);
-  const LineTooLong error = test_support::thrown<LineTooLong>([&] { internal::load_numbered_session(in); });
+  const LineTooLong error = test_support::thrown<LineTooLong>([&] { entry::load_numbered_session(in); });
   EXPECT_EQ(error.line(), 3u);
   EXPECT_LE(input.produced(), kMaxLineBytes + (std::size_t{4} << 20)) << "bytes read of an endless input";
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::entry

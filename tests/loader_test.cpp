@@ -1,4 +1,4 @@
-// What the load loop (src/spec/load.hpp, SPEC.md §2) costs in heap:
+// What the load loop (src/entry/load.hpp, SPEC.md §2) costs in heap:
 // a load's buffers follow its input's size. (Both parsers through the
 // loop: tests/fast/simd_line_parser_test.cpp.)
 #include "agent_session/session.hpp"

@@ -3,7 +3,7 @@
 // pinned by the conformance vectors; these tests cover the in-memory API
 // they cannot.
 #include "agent_session/message.hpp"
-#include "spec/discriminate.hpp"
+#include "reference/discriminate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TEST(ParseSessionMessage, RvalueOverloadGivesTheSameAnswer) {
 
 // The reasons load_session's details give (SPEC.md §2), checked without a
 // file through the implementation's own entry point.
-using internal::describe_invalid_record;
+using reference::describe_invalid_record;
 
 TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
   EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);

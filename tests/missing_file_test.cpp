@@ -4,7 +4,7 @@
 // file removed in between read as an empty session, exit 0. The fault
 // library makes the open itself fail with ENOENT while the file exists,
 // which is that race, every time.
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 #include "support/run_binary.hpp"
 #include "support/temp_dir.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 namespace {
 
 // The one decoder, on every length of sequence: ASCII keeps its seven bits.
@@ -54,4 +54,4 @@ TEST(Escapes, AreLowercaseInEveryForm) {
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -4,7 +4,7 @@
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
 #include "cli/cli.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 
 #include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using internal::NumberedSession;
+using entry::NumberedSession;
 using test_support::CliRun;
 
 CliRun run(const std::vector<std::string>& args) { return test_support::run_cli(args); }
@@ -75,7 +75,7 @@ TEST(UnitsAndStats, TheMinimumBudgetIsAcceptedAndOneLessNamesTheSameUnit) {
 TEST(UnitsAndStats, UnitsJsonIsTheUnitsNewestFirstWithCumulativeChars) {
   for (const fs::path& file : real_sessions()) {
     SCOPED_TRACE(file.filename().string());
-    const NumberedSession session = internal::load_numbered_session(file);
+    const NumberedSession session = entry::load_numbered_session(file);
     const std::vector<ContextUnit> units = context_units(session.messages);
     const Json json = json_of({"units", "--json", file.string()});
     EXPECT_EQ(json.at("messages").get<std::size_t>(), session.messages.size());
@@ -195,7 +195,7 @@ TEST(UnitsAndStats, UnitsJsonStreamsTheBytesTheWholeDocumentGave) {
     SCOPED_TRACE(file.string());
     const CliRun r = run({"units", "--json", file.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, units_json_as_one_document(internal::load_numbered_session(file)));
+    EXPECT_EQ(r.out, units_json_as_one_document(entry::load_numbered_session(file)));
   }
 }
 

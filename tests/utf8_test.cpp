@@ -11,7 +11,7 @@
 #include "support/json_string_units.hpp"
 
 #include "base/printable.hpp"
-#include "spec/canonical.hpp"
+#include "reference/canonical.hpp"
 #include "support/history_generator.hpp"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 namespace {
 
 std::string bytes(std::initializer_list<unsigned> values) {
@@ -168,10 +168,10 @@ TEST(JsonStringUnits, IsTheUtf16LengthOfTheLiteralAppendJsonStringPrints) {
     std::string text = "x";
     bench::append_utf8(text, c);
     std::string literal;
-    append_json_string(literal, text);
+    reference::append_json_string(literal, text);
     ASSERT_EQ(test_support::json_string_units(text), utf16_length(literal)) << std::hex << static_cast<unsigned>(c);
   }
 }
 
 }  // namespace
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using internal::terminal_safe;
+using base::terminal_safe;
 
 struct Difference {
   std::uint64_t index = 0;

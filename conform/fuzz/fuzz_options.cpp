@@ -11,7 +11,7 @@ namespace agent_session::conform::fuzz {
 namespace {
 
 // What the user typed, in double quotes and made safe for a terminal.
-std::string quoted(const std::string& text) { return "\"" + internal::terminal_safe(text) + "\""; }
+std::string quoted(const std::string& text) { return "\"" + base::terminal_safe(text) + "\""; }
 
 std::uint64_t whole_number(const std::string& option, const std::string& text, std::uint64_t low, std::uint64_t high) {
   const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;

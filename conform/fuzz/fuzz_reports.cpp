@@ -17,11 +17,11 @@ bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed,
   runner::RunOutcome run;
   run.runner_version = std::string(runner::runner_version());
   run.vectors_version_problem = "a fuzz run: its inputs are generated, not a versioned vector folder";
-  run.vectors = internal::terminal_safe(options.vectors);
-  for (const auto& word : options.command) run.command.push_back(internal::terminal_safe(word));
+  run.vectors = base::terminal_safe(options.vectors);
+  for (const auto& word : options.command) run.command.push_back(base::terminal_safe(word));
   runner::CheckOutcome check;
   check.words = {"fuzz", "--seed", std::to_string(seed), "--runs", std::to_string(inputs)};
-  check.args = internal::terminal_safe(shell_line(check.words));
+  check.args = base::terminal_safe(shell_line(check.words));
   check.message = std::to_string(inputs) + " inputs, no difference from the reference";
   check.seconds = seconds;
   runner::VectorOutcome vector;

@@ -13,7 +13,7 @@
 namespace agent_session::conform::fuzz {
 
 namespace fs = std::filesystem;
-using internal::Fd;
+using base::Fd;
 
 namespace {
 

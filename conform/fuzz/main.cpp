@@ -22,7 +22,7 @@
 int main(int argc, char** argv) {
   using namespace agent_session;
   std::ios::sync_with_stdio(false);
-  internal::StandardStreams streams;
+  base::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     const int code = !args.empty() && args.front() == "fuzz"
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "agent-session-conform: out of memory\n";
   } catch (const std::exception& error) {
-    std::cerr << "agent-session-conform: " << internal::terminal_line(error.what()) << '\n';
+    std::cerr << "agent-session-conform: " << base::terminal_line(error.what()) << '\n';
   }
   return 3;
 }

@@ -38,7 +38,7 @@ namespace {
 
 // Whether the first line of `file` that is not JSON breaks one of SPEC
 // §2.1's rules, which JSON.parse does not have, rather than JSON's grammar
-// (§2): the reference's detail names the rule (spec/json_line.cpp).
+// (§2): the reference's detail names the rule (reference/json_line.cpp).
 bool breaks_a_strict_rule(const std::string& file) {
   try {
     load_session(file);
@@ -110,7 +110,7 @@ runner::Check answer(const std::vector<std::string>& args, const Loaded& loaded)
   if (command == "estimate") check.stdout_bytes = std::to_string(estimate_context_chars(messages)) + "\n";
   if (command == "canon") check.stdout_bytes = to_canonical_jsonl(messages);
   if (command == "trim") {
-    const std::uint64_t budget = internal::parse_decimal(args.at(2)).value_or(~std::uint64_t{0});
+    const std::uint64_t budget = base::parse_decimal(args.at(2)).value_or(~std::uint64_t{0});
     try {
       check.stdout_bytes = to_canonical_jsonl(trim_context(messages, budget));
     } catch (const ContextError& error) {

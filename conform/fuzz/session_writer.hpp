@@ -178,6 +178,6 @@ class SessionWriter {
 };
 
 // The one UTF-8 encoder (base/utf8.hpp).
-using internal::append_utf8;
+using base::append_utf8;
 
 }  // namespace agent_session::conform::fuzz

@@ -178,7 +178,7 @@ bool simplify_values(std::string& best, Shrinker& shrinker) {
 std::vector<std::string> characters(const std::string& text) {
   std::vector<std::string> pieces;
   for (std::size_t at = 0; at < text.size();) {
-    std::size_t size = internal::utf8_sequence_length(text, at);
+    std::size_t size = base::utf8_sequence_length(text, at);
     if (text[at] == '\\' && at + 1 < text.size()) {
       const bool hex = text[at + 1] == 'u' && at + 6 <= text.size() &&
                        text.substr(at + 2, 4).find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;

@@ -68,7 +68,7 @@ std::string expect_json(const FoundVector& vector) {
 
 VectorFolder new_vector_folder(const fs::path& out, const std::string& name) {
   fs::create_directories(out);
-  internal::Fd parent(::open(out.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  base::Fd parent(::open(out.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (parent.get() < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + out.string());
   for (int n = 1; n <= kMaxTries; ++n) {
     const std::string tried = n == 1 ? name : name + "_" + std::to_string(n);
@@ -76,7 +76,7 @@ VectorFolder new_vector_folder(const fs::path& out, const std::string& name) {
       if (errno == EEXIST) continue;
       throw std::system_error(errno, std::generic_category(), "cannot create " + (out / tried).string());
     }
-    internal::Fd folder(::openat(parent.get(), tried.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    base::Fd folder(::openat(parent.get(), tried.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (folder.get() < 0)
       throw std::system_error(errno, std::generic_category(), "cannot open " + (out / tried).string());
     return {out / tried, tried, std::move(folder)};

@@ -36,7 +36,7 @@ std::string expect_json(const FoundVector& vector);
 struct VectorFolder {
   std::filesystem::path path;  // `out`/`name`
   std::string name;            // the name it got
-  internal::Fd fd;             // the folder, for write_vector_files
+  base::Fd fd;                 // the folder, for write_vector_files
 };
 VectorFolder new_vector_folder(const std::filesystem::path& out, const std::string& name);
 

@@ -28,7 +28,7 @@
 namespace agent_session::conform::runner {
 namespace {
 
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 
 // Runs the vectors on `jobs` threads and hands each report to `print` in
 // vector order as soon as it and all before it are done. `print` returns
@@ -90,10 +90,10 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
 // folder without a version, runs as it always did.
 bool runs_builtin_checks(const VectorsVersion& version) {
   const std::string_view text = version.version;
-  const std::string_view major_digits = internal::leading_digits(text);
+  const std::string_view major_digits = base::leading_digits(text);
   if (major_digits.empty() || major_digits.size() == text.size()) return false;
-  const auto major = internal::parse_decimal(major_digits);
-  const auto minor = internal::parse_decimal(internal::leading_digits(text.substr(major_digits.size() + 1)));
+  const auto major = base::parse_decimal(major_digits);
+  const auto minor = base::parse_decimal(base::leading_digits(text.substr(major_digits.size() + 1)));
   if (!major || !minor) return false;
   return *major > 1 || (*major == 1 && *minor >= 1);
 }
@@ -214,8 +214,8 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   });
   if (fatal) {
     // terminal_line: the harness client's reasons are escaped already.
-    if (tap) out << "Bail out! " << agent_session::internal::terminal_line(fatal->fatal) << '\n';
-    err << me << agent_session::internal::terminal_line(fatal->fatal) << '\n';
+    if (tap) out << "Bail out! " << agent_session::base::terminal_line(fatal->fatal) << '\n';
+    err << me << agent_session::base::terminal_line(fatal->fatal) << '\n';
     return fatal->fatal_code;
   }
   run.seconds = seconds_since(start);

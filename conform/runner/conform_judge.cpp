@@ -16,7 +16,7 @@
 namespace agent_session::conform::runner {
 namespace {
 
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 using harness::base64_decode;
 using harness::member;
 using harness::parse_untrusted_json;
@@ -162,7 +162,7 @@ Vector load_vector(const VectorDir& dir) {
   }
   try {
     // Both files from the one folder opened, never through a link.
-    const internal::Fd folder = open_vector_folder(dir.path);
+    const base::Fd folder = open_vector_folder(dir.path);
     vector.input = read_file_at(folder.get(), "input.jsonl", "input.jsonl");
     // One check at a time (src/harness/untrusted_json.hpp): what a vector costs
     // is its checks, never expect.json's DOM (corpus/conformance/README.md

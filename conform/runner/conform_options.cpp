@@ -21,7 +21,7 @@ namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 
 [[noreturn]] void usage(const std::string& message) { throw ConformUsageError{message}; }
 
@@ -30,7 +30,7 @@ std::string quoted(std::string_view text) { return "\"" + terminal_safe(text) + 
 // A whole number from `low` to `high`: decimal digits only, as --jobs and
 // --max-output take.
 std::size_t whole_number(std::string_view name, std::string_view text, std::size_t low, std::size_t high) {
-  const std::optional<std::uint64_t> value = internal::parse_decimal(text);
+  const std::optional<std::uint64_t> value = base::parse_decimal(text);
   if (!value || *value < low || *value > high) {
     usage(std::string(name) + ": " + quoted(text) + " is not a whole number from " + std::to_string(low) + " to " +
           std::to_string(high));
@@ -254,7 +254,7 @@ std::optional<double> parse_seconds(std::string_view text, double low, double hi
   const std::size_t point = text.find('.');
   const std::string_view whole = text.substr(0, point);
   const std::string_view fraction = point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
-  if (!internal::is_decimal(whole) || (point != std::string_view::npos && !internal::is_decimal(fraction))) {
+  if (!base::is_decimal(whole) || (point != std::string_view::npos && !base::is_decimal(fraction))) {
     return std::nullopt;
   }
   // Only digits and one point are left, which from_chars reads exactly

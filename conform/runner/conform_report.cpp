@@ -15,11 +15,11 @@
 
 namespace agent_session::conform::runner {
 
-using internal::append_escape;
-using internal::decode_utf8;
-using internal::hidden_code_point;
-using internal::printable_length;
-using internal::utf8_sequence_length;
+using base::append_escape;
+using base::decode_utf8;
+using base::hidden_code_point;
+using base::printable_length;
+using base::utf8_sequence_length;
 
 namespace {
 
@@ -335,7 +335,7 @@ bool write_reports(const RunOutcome& run, const std::vector<std::string>& report
     if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
     stream.close();
     if (!stream) {
-      err << me << "cannot write the " << kind << " report '" << internal::terminal_safe(file)
+      err << me << "cannot write the " << kind << " report '" << base::terminal_safe(file)
           << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
       written = false;
     }

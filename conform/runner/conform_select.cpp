@@ -20,10 +20,10 @@ namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 
 // A version's number: decimal, without a leading zero.
-bool is_number(std::string_view text) { return internal::is_decimal(text) && (text.size() == 1 || text[0] != '0'); }
+bool is_number(std::string_view text) { return base::is_decimal(text) && (text.size() == 1 || text[0] != '0'); }
 
 std::string_view trimmed(std::string_view text) {
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
@@ -68,7 +68,7 @@ VectorsVersion read_vectors_version(const fs::path& vectors) {
   try {
     // The folder the user named, a link or not; VERSION in it is the
     // vectors' own file, never read through a link.
-    const internal::Fd root(::open(vectors.empty() ? "." : vectors.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    const base::Fd root(::open(vectors.empty() ? "." : vectors.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (root.get() < 0) return {"", std::string("cannot open VERSION: ") + std::strerror(errno)};
     text = read_file_at(root.get(), "VERSION", "VERSION");
   } catch (const std::runtime_error& error) {

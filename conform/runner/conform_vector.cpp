@@ -15,7 +15,7 @@
 namespace agent_session::conform::runner {
 namespace {
 
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;

@@ -13,7 +13,7 @@
 namespace agent_session::conform::runner {
 namespace {
 
-using agent_session::internal::terminal_safe;
+using agent_session::base::terminal_safe;
 using harness::base64_decode;
 using harness::base64_decoded_size;
 using harness::base64_encode;

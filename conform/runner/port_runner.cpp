@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 bool all_utf8(const std::vector<std::string>& words) {
   return std::all_of(words.begin(), words.end(), [](const std::string& word) {
-    return internal::valid_utf8_prefix(word) == word.size() && word.find('\0') == std::string::npos;
+    return base::valid_utf8_prefix(word) == word.size() && word.find('\0') == std::string::npos;
   });
 }
 

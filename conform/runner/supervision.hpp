@@ -22,7 +22,7 @@
 namespace agent_session::conform::runner::supervision {
 
 using Clock = std::chrono::steady_clock;
-using internal::Fd;
+using base::Fd;
 
 [[noreturn]] void throw_errno(const char* what);
 

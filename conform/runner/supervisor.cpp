@@ -29,7 +29,7 @@
 namespace agent_session::conform::runner {
 namespace {
 
-using internal::Fd;
+using base::Fd;
 
 template <typename T>
 void write_word(int fd, const T& word) {
@@ -76,7 +76,7 @@ pid_t parent_of(int proc, const char* name) {
   // The command name may hold anything, ')' too; what follows the last ')' cannot.
   const char* end_of_name = std::strrchr(text, ')');
   if (end_of_name == nullptr || end_of_name[1] != ' ' || end_of_name[2] == '\0' || end_of_name[3] != ' ') return -1;
-  const auto pid = internal::parse_decimal(internal::leading_digits(end_of_name + 4));
+  const auto pid = base::parse_decimal(base::leading_digits(end_of_name + 4));
   return pid && *pid <= 0x7FFFFFFF ? static_cast<pid_t>(*pid) : -1;
 }
 
@@ -90,7 +90,7 @@ void for_each_process(int proc, const Visit& visit) {
       std::memcpy(&length, entries + at + offsetof(dirent64, d_reclen), sizeof length);
       const char* name = entries + at + offsetof(dirent64, d_name);
       at += length;
-      const auto pid = internal::parse_decimal(name);  // the other entries are not processes
+      const auto pid = base::parse_decimal(name);  // the other entries are not processes
       if (pid && *pid <= 0x7FFFFFFF) visit(static_cast<pid_t>(*pid), name);
     }
   }
@@ -117,7 +117,7 @@ std::size_t pid_limit() {
   if (const Fd fd(::open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC)); fd.get() >= 0) {
     char text[32];
     const ssize_t n = ::read(fd.get(), text, sizeof text);
-    if (n > 0) limit = internal::parse_decimal(internal::leading_digits(std::string_view(text, n))).value_or(0);
+    if (n > 0) limit = base::parse_decimal(base::leading_digits(std::string_view(text, n))).value_or(0);
   }
   return limit > 0 && limit <= (1U << 22) ? limit : (1U << 22);
 }

@@ -19,7 +19,7 @@ namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::Fd;
+using base::Fd;
 
 // The listed folders. Held for good by the signal path once it removes
 // them, so that every other thread waits at it until the process exits.

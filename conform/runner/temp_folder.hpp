@@ -64,7 +64,7 @@ class TempFolder {
 
  private:
   std::filesystem::path path_;
-  internal::Fd fd_;
+  base::Fd fd_;
 };
 
 }  // namespace agent_session::conform::runner

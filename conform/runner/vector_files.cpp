@@ -13,7 +13,7 @@ namespace agent_session::conform::runner {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::Fd;
+using base::Fd;
 
 const char* const kNoLink = "; the runner follows no link out of a folder";
 

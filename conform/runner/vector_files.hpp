@@ -40,14 +40,14 @@ std::vector<VectorDir> vector_dirs(const std::filesystem::path& root, std::error
 // The folder `path` (a link followed: a folder the user named), as an
 // O_PATH descriptor for the *_at functions below. Throws std::runtime_error
 // ("cannot open FOLDER: No such file or directory").
-internal::Fd open_folder(const std::filesystem::path& path);
+base::Fd open_folder(const std::filesystem::path& path);
 
 // A vector's folder, `dir` (VectorDir::path): its parent (the vectors
 // folder) opened as open_folder does, then `dir`'s own name without
 // following a link. Throws std::runtime_error with one line ("the vector's
 // folder is a symbolic link, not a folder; the runner follows no link out
 // of the vectors folder").
-internal::Fd open_vector_folder(const std::filesystem::path& dir);
+base::Fd open_vector_folder(const std::filesystem::path& dir);
 
 // The bytes of `name` in the open folder `folder`, read without ever
 // blocking and never through a link: opened with O_NOFOLLOW (a link fails)

@@ -24,7 +24,7 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::terminal_safe;
+using base::terminal_safe;
 using test_support::conform;
 using test_support::conform_binary;
 using test_support::FakeVectors;

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 // Whether `text` is one or more ASCII digits and nothing else.
 constexpr bool is_decimal(std::string_view text) noexcept {
@@ -41,4 +41,4 @@ constexpr std::string_view leading_digits(std::string_view text) noexcept {
   return text.substr(0, n);
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 class Fd {
  public:
@@ -37,4 +37,4 @@ class Fd {
   int fd_ = -1;
 };
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

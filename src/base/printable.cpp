@@ -2,7 +2,7 @@
 
 #include "base/utf8.hpp"
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 bool hidden_code_point(char32_t c) noexcept {
   return (c >= 0x80 && c <= 0x9F) || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
@@ -75,4 +75,4 @@ std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
   return out;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

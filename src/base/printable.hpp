@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 // `text` with nothing that can break a line or act on a terminal:
 // - `\` and `"` are escaped, so an escape in the text never passes for
@@ -48,4 +48,4 @@ void append_escape(std::string& out, char kind, char32_t value);
 // each of its bytes); cut to about `limit` bytes, with "..." when cut.
 std::string printable_excerpt(std::string_view bytes, std::size_t limit);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 namespace {
 
 [[noreturn]] void throw_errno(int error, const char* what) {
@@ -91,4 +91,4 @@ StandardStreams::StandardStreams()
   std::signal(SIGXFSZ, SIG_IGN);
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

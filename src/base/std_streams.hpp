@@ -11,7 +11,7 @@
 #include <ostream>
 #include <streambuf>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 // Reads a descriptor; a failed read(2) throws std::system_error.
 class DescriptorInput : public std::streambuf {
@@ -73,4 +73,4 @@ class StandardStreams {
   std::ostream out_;
 };
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -1,6 +1,6 @@
 #include "base/utf8.hpp"
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 // The Unicode Standard, table 3-7 (RFC 3629 §4): the second byte's range
 // depends on the first, which rules out overlong forms and surrogates.
@@ -79,4 +79,4 @@ std::uint64_t utf16_length(std::string_view text) noexcept {
   return units;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::base {
 
 // Bytes of the UTF-8 sequence that starts at text[i] (i < text.size()), or
 // 0 when it is not a valid one (RFC 3629: no overlong forms, no surrogates,
@@ -44,4 +44,4 @@ inline std::size_t character_boundary_before(std::string_view text, std::size_t 
   return at;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::base

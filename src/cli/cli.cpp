@@ -1,5 +1,5 @@
 #include "cli/cli.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/agent.hpp"
 #include "agent_session/context.hpp"
@@ -24,11 +24,11 @@
 
 namespace agent_session::cli {
 
-using internal::load_numbered_session;
-using internal::MissingFile;
-using internal::NumberedSession;
-using internal::terminal_line;
-using internal::terminal_safe;
+using base::terminal_line;
+using base::terminal_safe;
+using entry::load_numbered_session;
+using entry::MissingFile;
+using entry::NumberedSession;
 namespace {
 
 constexpr const char* kStdin = "-";
@@ -68,11 +68,11 @@ std::span<const Message> trim(const NumberedSession& session, std::uint64_t budg
 // A budget is a non-negative decimal integer. Anything larger than any
 // estimate can be (2^64 - 1) means the same thing, so it saturates.
 std::uint64_t parse_budget(const std::string& text) {
-  if (!internal::is_decimal(text)) {
+  if (!base::is_decimal(text)) {
     throw UsageError("--max-chars takes a non-negative whole number of UTF-16 code units, not \"" +
                      terminal_safe(text) + "\"");
   }
-  return internal::parse_decimal(text).value_or(std::numeric_limits<std::uint64_t>::max());
+  return base::parse_decimal(text).value_or(std::numeric_limits<std::uint64_t>::max());
 }
 
 void append_from_stdin(const std::string& file, std::istream& in, const AppendOptions& options) {
@@ -81,7 +81,7 @@ void append_from_stdin(const std::string& file, std::istream& in, const AppendOp
   // out in one locked write: all or nothing.
   std::vector<Message> messages;
   try {
-    messages = internal::load_numbered_session(in).messages;
+    messages = entry::load_numbered_session(in).messages;
   } catch (const SessionError& error) {
     // The spec's text stays first; the line is standard input's, not FILE's.
     const std::string detail = error.detail().empty() ? "" : error.detail() + " ";

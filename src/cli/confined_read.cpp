@@ -25,7 +25,7 @@
 
 namespace agent_session::cli {
 
-using internal::valid_utf8_prefix;
+using base::valid_utf8_prefix;
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ constexpr int kDirectoryFlags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 constexpr int kDirectoryFlags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
 #endif
 
-using Descriptor = internal::Fd;
+using Descriptor = base::Fd;
 
 // A descriptor, or the errno of the failure (EXDEV: the path leaves the root).
 struct Opened {

@@ -41,7 +41,7 @@ int exec_runner(const std::vector<std::string>& args, std::ostream& err) {
     argv.push_back(nullptr);
     err.flush();
     ::execv(path.c_str(), argv.data());
-    looked += (looked.empty() ? "" : ", ") + internal::terminal_safe(path) + " (" + std::strerror(errno) + ")";
+    looked += (looked.empty() ? "" : ", ") + base::terminal_safe(path) + " (" + std::strerror(errno) + ")";
   }
   err << "agent-session: conform runs " << kRunner << ", a program of its own, and there is none to run: looked at "
       << looked << "; build the target " << kRunner << " or install it beside agent-session\n";

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     if (!args.empty() && args.front() == "conform") {
       return agent_session::cli::exec_runner({args.begin() + 1, args.end()}, std::cerr);
     }
-    agent_session::internal::StandardStreams streams;
+    agent_session::base::StandardStreams streams;
     return agent_session::cli::run(args, streams.in(), streams.out(), std::cerr);
   } catch (const std::bad_alloc&) {  // before run() could catch it: the arguments, the streams
     std::cerr << "agent-session: out of memory\n";

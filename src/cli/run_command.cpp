@@ -20,9 +20,9 @@
 
 namespace agent_session::cli {
 
-using internal::terminal_line;
-using internal::terminal_safe;
-using internal::valid_utf8_prefix;
+using base::terminal_line;
+using base::terminal_safe;
+using base::valid_utf8_prefix;
 namespace {
 
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 #include "cli/scripted_client.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 
 #include <algorithm>
 #include <string>
@@ -15,9 +15,9 @@ std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
   // A script is read by the session loader: the same lines, limits and
   // errors, only worded for a script. But a missing script is an error,
   // never an empty one.
-  internal::NumberedSession script;
+  entry::NumberedSession script;
   try {
-    script = internal::load_numbered_session(path, internal::MissingFile::error);
+    script = entry::load_numbered_session(path, entry::MissingFile::error);
   } catch (const SessionError& error) {
     // "invalid session JSON at line N: detail" becomes "script P line N: not JSON: detail".
     throw ScriptError("script " + path.string() + " line " + std::to_string(error.line()) + ": " +

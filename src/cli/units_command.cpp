@@ -1,5 +1,5 @@
 #include "cli/units_command.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 
 #include "agent_session/context.hpp"
 
@@ -11,7 +11,7 @@
 
 namespace agent_session::cli {
 
-using internal::NumberedSession;
+using entry::NumberedSession;
 namespace {
 
 std::string range(std::size_t first, std::size_t last) {

@@ -5,14 +5,14 @@
 #pragma once
 
 #include "agent_session/session.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
 
 #include <iosfwd>
 #include <string>
 
 namespace agent_session::cli {
 
-using internal::NumberedSession;
+using entry::NumberedSession;
 
 // The closed units (SPEC.md §5.1), newest first, each with its messages
 // (0-based), lines, characters and the characters of it and every newer

@@ -1,11 +1,11 @@
 // trim_context at the cost of what the packing reaches (SPEC.md §5.2): the
-// packing loop is the reference's (spec/units.hpp); only the answers to
+// packing loop is the reference's (reference/units.hpp); only the answers to
 // its two questions are found differently.
 #include "fast/block_walk.hpp"
 #include "fast/measure.hpp"
 
 #include "agent_session/context.hpp"
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -39,7 +39,7 @@ class Declarers {
       constexpr std::size_t kNearby = 16;
       const std::size_t stop = index > kNearby ? index - kNearby : 0;
       for (std::size_t i = index; i-- > stop;) {
-        ++internal::work_counters().declarer_steps;
+        ++reference::work_counters().declarer_steps;
         if (declares(messages_[i], result->tool_call_id)) return i;
       }
       all_ = declaring_assistants(messages_);
@@ -69,7 +69,7 @@ class BackwardMessageChars {
   std::uint64_t at(std::size_t index) {
     if (index < block_begin_) measure_block_ending_at(index + 1);
     const std::uint64_t chars = chars_[index - block_begin_];
-    return chars != kUnserializable ? chars : internal::message_chars(messages_, index, measure);
+    return chars != kUnserializable ? chars : reference::message_chars(messages_, index, measure);
   }
 
  private:
@@ -80,7 +80,7 @@ class BackwardMessageChars {
   void measure_block_ending_at(std::size_t end) {
     block_begin_ = end > block_size_ ? end - block_size_ : 0;
     chars_.resize(end - block_begin_);
-    internal::work_counters().measured += end - block_begin_;
+    reference::work_counters().measured += end - block_begin_;
     for (std::size_t i = block_begin_; i < end; ++i) {
       try {
         chars_[i - block_begin_] = measure(messages_[i]) + 1;
@@ -102,7 +102,7 @@ class BackwardMessageChars {
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars) {
   Declarers declarers(messages);
   BackwardMessageChars chars(messages);
-  return messages.subspan(internal::kept_from(
+  return messages.subspan(reference::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarers.of(p); },
       [&](std::size_t p) { return chars.at(p); }));
 }
@@ -111,7 +111,7 @@ std::span<const Message> trim_context_given_declarers(std::span<const Message> m
                                                       std::span<const std::optional<std::size_t>> declarers,
                                                       std::uint64_t max_chars) {
   BackwardMessageChars chars(messages);
-  return messages.subspan(internal::kept_from(
+  return messages.subspan(reference::kept_from(
       messages.size(), max_chars, [&](std::size_t p) { return declarers[p]; },
       [&](std::size_t p) { return chars.at(p); }));
 }

@@ -1,8 +1,9 @@
 #include "fast/canonical_element.hpp"
 
 #include "fast/js_number.hpp"
-#include "spec/canonical.hpp"
-#include "spec/js_object.hpp"
+#include "reference/canonical.hpp"
+#include "reference/js_object.hpp"
+#include "reference/object_building.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,8 +14,8 @@
 namespace agent_session::fast {
 namespace {
 
-using internal::append_json_string;
-using internal::is_array_index;
+using reference::append_json_string;
+using reference::is_array_index;
 
 namespace dom = simdjson::dom;
 
@@ -53,7 +54,7 @@ bool has_index_or_repeated_key(dom::object object) {
                           ++comparisons;
                           return a == b;
                         }) != keys.end();
-  internal::add_key_comparisons(comparisons);
+  reference::add_key_comparisons(comparisons);
   return repeated;
 }
 

@@ -15,7 +15,7 @@ namespace agent_session::fast {
 // returns false, with a partial text in `out`, when an object in it has an
 // array-index key or a repeated key. JavaScript reorders (index keys first)
 // or merges (the last value at the first position) those, and the Json
-// route (internal::finish_object) is the one place that does it.
+// route (reference::finish_object) is the one place that does it.
 // simdjson has already checked what printing could reject (UTF-8, finite
 // numbers, the nesting limit), so this never throws but std::bad_alloc.
 bool append_canonical_element(TextBuffer& out, simdjson::dom::element element);

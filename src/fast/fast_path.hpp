@@ -1,6 +1,6 @@
-// The fast path's side of the seam (spec/seam.hpp): the operations it
+// The fast path's side of the seam (entry/implementation.hpp): the operations it
 // takes over, with the reference's signatures and contracts
-// (spec/reference.hpp). Built with AGENT_SESSION_FAST.
+// (reference/reference.hpp). Built with AGENT_SESSION_FAST.
 #pragma once
 
 #include "fast/block_walk.hpp"

@@ -1,7 +1,7 @@
 // The fast path's Number::toString (SPEC.md §3): shortest digits by
 // {fmt}'s Dragonbox or, for the numbers most data holds, by an exact
 // 15-digit check; digits laid out with SWAR. It must print exactly what
-// the reference printer, internal::append_js_number, prints (tests/fast/).
+// the reference printer, reference::append_js_number, prints (tests/fast/).
 #pragma once
 
 #include <cstddef>

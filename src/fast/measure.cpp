@@ -2,13 +2,13 @@
 
 #include "fast/simd_line_parser.hpp"
 #include "fast/utf8_kernels.hpp"
-#include "spec/canonical.hpp"
-#include "spec/units.hpp"
+#include "reference/canonical.hpp"
+#include "reference/units.hpp"
 
 namespace agent_session::fast {
 namespace {
 
-// The canonical writer's sink (spec/canonical.hpp) that only counts
+// The canonical writer's sink (reference/canonical.hpp) that only counts
 // the UTF-16 code units the line would be.
 struct Utf16CountSink {
   std::uint64_t units = 0;
@@ -25,13 +25,13 @@ struct Utf16CountSink {
 
 std::uint64_t measure(const Message& message) {
   Utf16CountSink sink;
-  internal::write_message(sink, message);
+  reference::write_message(sink, message);
   return sink.units;
 }
 
 std::uint64_t estimate_context_chars(std::span<const Message> messages) {
   std::uint64_t chars = 0;
-  for (std::size_t i = 0; i < messages.size(); ++i) chars += internal::message_chars(messages, i, measure);
+  for (std::size_t i = 0; i < messages.size(); ++i) chars += reference::message_chars(messages, i, measure);
   return chars;
 }
 

@@ -3,10 +3,11 @@
 #include "agent_session/session.hpp"
 #include "fast/canonical_element.hpp"
 #include "fast/text_buffer.hpp"
-#include "spec/canonical.hpp"
-#include "spec/discriminate.hpp"
-#include "spec/js_object.hpp"
-#include "spec/json_teardown.hpp"
+#include "reference/canonical.hpp"
+#include "reference/discriminate.hpp"
+#include "reference/js_object.hpp"
+#include "reference/json_teardown.hpp"
+#include "reference/object_building.hpp"
 
 #include <simdjson.h>
 
@@ -19,7 +20,7 @@ namespace agent_session::fast {
 namespace {
 
 namespace dom = simdjson::dom;
-using internal::JsonKind;
+using reference::JsonKind;
 
 static_assert(kSimdPadding >= simdjson::SIMDJSON_PADDING);
 
@@ -51,12 +52,12 @@ Json object_to_json(dom::object object) {
     json.get_ptr<Json::object_t*>()->reserve(object.size());
     for (dom::key_value_pair field : object) {
       Json value = to_json(field.value);
-      const internal::TornDownOnExit torn_down(value);
-      internal::object_member_slot(json, field.key) = std::move(value);
+      const reference::TornDownOnExit torn_down(value);
+      reference::object_member_slot(json, field.key) = std::move(value);
     }
-    internal::finish_object(json);
+    reference::finish_object(json);
   } catch (...) {
-    internal::tear_down(json);
+    reference::tear_down(json);
     throw;
   }
   return json;
@@ -69,7 +70,7 @@ Json array_to_json(dom::array array) {
     elements.reserve(array.size());
     for (dom::element element : array) elements.push_back(to_json(element));
   } catch (...) {
-    internal::tear_down(json);
+    reference::tear_down(json);
     throw;
   }
   return json;
@@ -101,10 +102,10 @@ Json to_json(dom::element element) {
 ToolInput tool_input_of(dom::element input, TextBuffer& scratch) {
   scratch.clear();
   if (append_canonical_element(scratch, input)) {
-    return internal::ToolInputAccess::from_canonical_json(std::string(scratch.view()));
+    return reference::ToolInputAccess::from_canonical_json(std::string(scratch.view()));
   }
   Json value = to_json(input);
-  const internal::TornDownOnExit torn_down(value);
+  const reference::TornDownOnExit torn_down(value);
   return ToolInput(std::move(value));
 }
 
@@ -205,7 +206,7 @@ Message SimdLineParser::parse(std::string_view line, std::size_t line_number, st
     parser_->release_buffers_after(line);
     return reference_.parse(line, line_number);
   }
-  auto verdict = internal::discriminate(parser_->tree, *root);
+  auto verdict = reference::discriminate(parser_->tree, *root);
   if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);
   }
@@ -218,6 +219,6 @@ std::optional<Json> SimdLineParser::json(std::string_view line, std::size_t read
   return to_json(*root);
 }
 
-std::unique_ptr<internal::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
+std::unique_ptr<reference::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
 
 }  // namespace agent_session::fast

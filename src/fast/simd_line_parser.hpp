@@ -3,15 +3,15 @@
 // answer (SPEC.md §2).
 //
 // simdjson parses; the one discriminator of SPEC.md §1.1
-// (spec/discriminate.hpp) reads simdjson's tree. When simdjson rejects
+// (reference/discriminate.hpp) reads simdjson's tree. When simdjson rejects
 // a line or cannot be sure of it (a number it will not read, a byte-order
 // mark, a line too long for it), the reference parser
-// (internal::JsonLineParser) gives the answer, so every error keeps its
+// (reference::JsonLineParser) gives the answer, so every error keeps its
 // exact wording and byte offset. fuzz/fuzz_simd_line_parser.cpp and
 // tests/fast/simd_line_parser_test.cpp hold it equal to the reference.
 #pragma once
 
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -31,7 +31,7 @@ inline constexpr std::size_t kSimdPadding = 64;
 // for tiny values, and freed with the line).
 inline constexpr std::size_t kSimdMaxLineBytes = std::size_t{8} << 20;
 
-class SimdLineParser final : public internal::LineParser {
+class SimdLineParser final : public reference::LineParser {
  public:
   SimdLineParser();
   SimdLineParser(const SimdLineParser&) = delete;
@@ -49,10 +49,10 @@ class SimdLineParser final : public internal::LineParser {
  private:
   struct Parser;
   std::unique_ptr<Parser> parser_;
-  internal::JsonLineParser reference_;
+  reference::JsonLineParser reference_;
 };
 
-// The fast side of the seam's make_line_parser (spec/seam.hpp).
-std::unique_ptr<internal::LineParser> make_line_parser();
+// The fast side of the seam's make_line_parser (entry/implementation.hpp).
+std::unique_ptr<reference::LineParser> make_line_parser();
 
 }  // namespace agent_session::fast

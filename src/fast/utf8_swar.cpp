@@ -38,7 +38,7 @@ std::uint64_t json_string_units(std::string_view text) noexcept {
       ++i;
       continue;
     }
-    const std::size_t length = internal::utf8_sequence_length(text, i);
+    const std::size_t length = base::utf8_sequence_length(text, i);
     if (length == 0) return kInvalid;
     units += length == 4 ? 2 : 1;
     i += length;
@@ -48,6 +48,6 @@ std::uint64_t json_string_units(std::string_view text) noexcept {
 
 // The reference's loop: compilers vectorize it for the baseline
 // instruction set.
-std::uint64_t utf16_length(std::string_view text) noexcept { return internal::utf16_length(text); }
+std::uint64_t utf16_length(std::string_view text) noexcept { return base::utf16_length(text); }
 
 }  // namespace agent_session::fast::swar

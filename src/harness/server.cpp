@@ -24,8 +24,8 @@ namespace {
 
 using nlohmann::json;
 using Answer = nlohmann::ordered_json;
-using internal::Fd;
-using internal::terminal_safe;
+using base::Fd;
+using base::terminal_safe;
 
 constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << 53) - 1;
 

@@ -9,7 +9,7 @@
 namespace agent_session::harness {
 namespace {
 
-using internal::printable_excerpt;
+using base::printable_excerpt;
 using nlohmann::json;
 
 // A pointer into the text that records, for the builder, how far the

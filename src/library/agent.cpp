@@ -1,6 +1,6 @@
 #include "agent_session/agent.hpp"
 
-#include "spec/json_teardown.hpp"
+#include "reference/json_teardown.hpp"
 
 #include "agent_session/context.hpp"
 #include "agent_session/session.hpp"
@@ -24,7 +24,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 // text), but the record must stay serializable (SPEC.md §2.1).
 std::string valid_utf8(std::string text) {
   std::string_view rest = text;
-  std::size_t valid = internal::valid_utf8_prefix(rest);
+  std::size_t valid = base::valid_utf8_prefix(rest);
   if (valid == rest.size()) return text;  // the common case: no copy
   std::string out;
   out.reserve(text.size() + 8);
@@ -33,7 +33,7 @@ std::string valid_utf8(std::string text) {
     if (valid == rest.size()) return out;
     out.append(kReplacement);
     rest.remove_prefix(valid + 1);
-    valid = internal::valid_utf8_prefix(rest);
+    valid = base::valid_utf8_prefix(rest);
   }
 }
 
@@ -54,7 +54,7 @@ ToolResultMessage dispatch(const ToolCall& call, const std::map<std::string, Too
   // The tree goes without allocating (json_teardown.hpp): this may be
   // how the process learns it is out of memory.
   Json input = call.input.value();
-  const internal::TornDownOnExit torn_down(input);
+  const reference::TornDownOnExit torn_down(input);
   try {
     return {valid_utf8(found->second.run(input)), call.id, false};
   } catch (const std::bad_alloc&) {

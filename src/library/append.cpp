@@ -1,12 +1,12 @@
 #include "agent_session/append.hpp"
 
 #include "agent_session/session.hpp"
+#include "entry/line_reader.hpp"
+#include "entry/load.hpp"
 #include "library/loadable_lines.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/line_reader.hpp"
-#include "spec/load.hpp"
+#include "reference/line_parser.hpp"
 
 #include <algorithm>
 #include <string>
@@ -14,7 +14,7 @@
 #include <utility>
 
 namespace agent_session {
-namespace internal {
+namespace library {
 namespace {
 
 // The torn-tail guard of append_session: returns what must precede the
@@ -30,17 +30,17 @@ std::string_view separator_before_append(LockedFile& file) {
     file.cut(*cut, "finishing the rollback of an earlier synced append that failed");
     return separator_before_append(file);
   }
-  const LinePosition torn = last_line(bytes);  // as the loader numbers it
+  const entry::LinePosition torn = entry::last_line(bytes);  // as the loader numbers it
   try {
-    JsonLineParser().parse(torn.text, torn.number);
+    reference::JsonLineParser().parse(torn.text, torn.number);
   } catch (const SessionError& error) {
-    throw SessionError(error.kind(), torn.number, with_torn_tail_hint(error, "; nothing was appended"));
+    throw SessionError(error.kind(), torn.number, entry::with_torn_tail_hint(error, "; nothing was appended"));
   }
   return "\n";
 }
 
 }  // namespace
-}  // namespace internal
+}  // namespace library
 
 MessageTooLong::MessageTooLong(std::size_t index, std::size_t batch_size, std::size_t bytes)
     : std::system_error(EFBIG, std::generic_category(),
@@ -57,10 +57,10 @@ void append_session(const std::filesystem::path& path, const Message& message, c
 
 void append_session(const std::filesystem::path& path, std::span<const Message> messages,
                     const AppendOptions& options) {
-  std::string lines = internal::loadable_lines(messages);  // may throw: the file is not touched yet
+  std::string lines = library::loadable_lines(messages);  // may throw: the file is not touched yet
   const bool sync = options.sync == SyncPolicy::data;
-  internal::LockedFile file = internal::LockedFile::for_append(path, sync);
-  const std::string_view separator = internal::separator_before_append(file);
+  library::LockedFile file = library::LockedFile::for_append(path, sync);
+  const std::string_view separator = library::separator_before_append(file);
   const std::uint64_t size_before = file.size();  // after any rollback the separator check finished
   if (!separator.empty()) lines.insert(0, separator);
   // One write for the whole batch: all or nothing.

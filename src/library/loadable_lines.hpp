@@ -7,11 +7,11 @@
 #include <span>
 #include <string>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 
 // The canonical line of each of `messages` plus `\n`, in order. Throws
 // SerializationError, or MessageTooLong for a line longer than
 // kMaxLineBytes, before anything is written.
 std::string loadable_lines(std::span<const Message> messages);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 namespace {
 
 // Takes errno before the message is built: building it may allocate, and
@@ -83,4 +83,4 @@ bool NewFile::link_as(const std::filesystem::path& name) {
 
 int NewFile::release() { return std::exchange(fd_, -1); }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

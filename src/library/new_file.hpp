@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 
 class NewFile {
  public:
@@ -41,4 +41,4 @@ class NewFile {
   std::filesystem::path temp_;  // empty for an O_TMPFILE file
 };
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

@@ -2,14 +2,14 @@
 #include "base/decimal.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/line_parser.hpp"
+#include "reference/line_parser.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <utility>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 namespace {
 
 // Unbalanced on purpose: `{` is never closed, so the mark is invalid JSON
@@ -52,7 +52,7 @@ std::optional<std::pair<std::string_view, std::uint64_t>> parse_mark(std::string
   const std::string_view number = line.substr(middle + kMiddle.size());
   if (number.size() < 2 || number.back() != '}') return std::nullopt;
   const std::string_view digits = number.substr(0, number.size() - 1);
-  const std::optional<std::uint64_t> rollback_to = parse_decimal(digits);
+  const std::optional<std::uint64_t> rollback_to = base::parse_decimal(digits);
   if (!rollback_to) return std::nullopt;
   return std::pair{boot, *rollback_to};
 }
@@ -67,7 +67,7 @@ bool is_a_batch(std::string_view bytes, std::uint64_t from, std::size_t mark) {
     if (bytes[at] != '\n') return false;
     ++at;
   }
-  JsonLineParser parser;
+  reference::JsonLineParser parser;
   for (std::size_t line = 1; at < mark; ++line) {
     const std::size_t end = bytes.find('\n', at);
     if (end == std::string_view::npos || end >= mark || end == at) return false;
@@ -97,4 +97,4 @@ std::optional<std::uint64_t> pending_sync_cut(std::string_view bytes) {
   return start;
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

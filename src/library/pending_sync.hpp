@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 
 // The mark for a batch whose file held `rollback_to` bytes before it.
 std::string pending_sync_mark(std::uint64_t rollback_to);
@@ -37,4 +37,4 @@ std::string pending_sync_mark(std::uint64_t rollback_to);
 // boot, or one that names no batch of ours: the mark alone goes).
 std::optional<std::uint64_t> pending_sync_cut(std::string_view bytes);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

@@ -1,7 +1,7 @@
 #include "library/posix_file.hpp"
 
 #include "base/descriptor.hpp"
-#include "spec/read_file.hpp"
+#include "entry/read_file.hpp"
 
 #include "library/new_file.hpp"
 #include "library/pending_sync.hpp"
@@ -18,13 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 namespace {
 
 // flock(2) waits for the other holder; a signal handler may interrupt it.
 void lock(int fd, int operation, const std::filesystem::path& path) {
   while (::flock(fd, operation) != 0) {
-    if (errno != EINTR) throw_errno("cannot lock session", path);
+    if (errno != EINTR) entry::throw_errno("cannot lock session", path);
   }
 }
 
@@ -75,14 +75,14 @@ constexpr int kWriterFlags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
                                 ": it is a symbolic link, and sessions are never written through one "
                                 "(name the link's target instead)");
   }
-  throw_errno(what, path);
+  entry::throw_errno(what, path);
 }
 
 // A writer's descriptor must be a regular file: a FIFO would block the
 // write, a device would swallow it, and neither can be rolled back.
 void require_regular_file(int fd, const char* what, const std::filesystem::path& path) {
   struct stat info {};
-  if (::fstat(fd, &info) != 0) throw_errno(what, path);
+  if (::fstat(fd, &info) != 0) entry::throw_errno(what, path);
   if (!S_ISREG(info.st_mode)) {
     throw std::system_error(EINVAL, std::generic_category(),
                             std::string(what) + " " + path.string() + ": not a regular file");
@@ -105,8 +105,8 @@ LockedFile::~LockedFile() {
 }
 
 LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) {
-  Fd dir(-1);
-  Fd file(-1);
+  base::Fd dir(-1);
+  base::Fd file(-1);
   // An existing file is opened; a missing one is made whole (mode 0600)
   // and then given its name, never replacing one: the other appenders of
   // a new session either find no file or one they can open. EEXIST means
@@ -131,7 +131,7 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) 
   lock(file.get(), LOCK_EX, path);
   LockedFile locked(file.release(), path);
   // Measured only now: another writer may have appended while we waited.
-  locked.size_ = size_of(locked.fd_, path);
+  locked.size_ = entry::size_of(locked.fd_, path);
   // An empty file may be what a failed first append left (its directory
   // entry never synced): a synced append to it syncs the directory too.
   if (sync && dir.get() < 0 && locked.size_ == 0) {
@@ -142,18 +142,18 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) 
 }
 
 LockedFile LockedFile::for_repair(const std::filesystem::path& path) {
-  Fd file(::open(path.c_str(), O_RDWR | kWriterFlags));
+  base::Fd file(::open(path.c_str(), O_RDWR | kWriterFlags));
   if (file.get() < 0) throw_open_error("cannot open session for repair", path);
   require_regular_file(file.get(), "cannot repair session", path);
   lock(file.get(), LOCK_EX, path);
   LockedFile locked(file.release(), path);
-  locked.size_ = size_of(locked.fd_, path);
+  locked.size_ = entry::size_of(locked.fd_, path);
   return locked;
 }
 
 std::string LockedFile::read_all() const {
-  if (::lseek(fd_, 0, SEEK_SET) < 0) throw_errno("cannot seek session", path_);
-  return read_to_end(fd_, static_cast<std::size_t>(size_), path_);
+  if (::lseek(fd_, 0, SEEK_SET) < 0) entry::throw_errno("cannot seek session", path_);
+  return entry::read_to_end(fd_, static_cast<std::size_t>(size_), path_);
 }
 
 char LockedFile::last_byte() const {
@@ -162,7 +162,7 @@ char LockedFile::last_byte() const {
     const ssize_t n = ::pread(fd_, &byte, 1, static_cast<off_t>(size_ - 1));
     if (n == 1) return byte;
     if (n < 0 && errno == EINTR) continue;
-    throw_errno(n < 0 ? errno : EIO, "cannot read session", path_);
+    entry::throw_errno(n < 0 ? errno : EIO, "cannot read session", path_);
   }
 }
 
@@ -181,7 +181,7 @@ void LockedFile::append(std::string_view bytes) {
                                 std::strerror(errno) +
                                 "): the file may end in a torn line, see `agent-session repair`");
   }
-  throw_errno(error, "cannot append to session (rolled back)", path_);
+  entry::throw_errno(error, "cannot append to session (rolled back)", path_);
 }
 
 void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
@@ -219,17 +219,18 @@ void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
 void LockedFile::cut(std::uint64_t size, const std::string& why) {
   if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
     const int error = errno;
-    throw_errno(error, "cannot cut to " + std::to_string(size) + " bytes (" + why + ") session", path_);
+    entry::throw_errno(error, "cannot cut to " + std::to_string(size) + " bytes (" + why + ") session", path_);
   }
   size_ = size;
 }
 
 void LockedFile::truncate_and_sync(std::uint64_t size) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) throw_errno("cannot truncate session", path_);
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) entry::throw_errno("cannot truncate session", path_);
   size_ = size;
   if (::fsync(fd_) != 0) {
     const int error = errno;
-    throw_errno(error, "cut to " + std::to_string(size) + " bytes, but cannot sync the cut to disk: session", path_);
+    entry::throw_errno(error, "cut to " + std::to_string(size) + " bytes, but cannot sync the cut to disk: session",
+                       path_);
   }
 }
 
@@ -237,13 +238,13 @@ std::filesystem::path write_new_file_synced(std::string_view bytes,
                                             const std::function<std::filesystem::path(int)>& name_for, int attempts) {
   // The directory first: if it cannot be synced, nothing is made at all.
   const std::filesystem::path first = name_for(0);
-  Fd dir(open_directory_for_sync(first, "cannot write the new file"));
+  base::Fd dir(open_directory_for_sync(first, "cannot write the new file"));
   // The bytes go to a file with no final name yet, so that no final name
   // ever holds a partial copy: a failure (or a kill) leaves at most a
   // temporary file, never a short backup that looks complete.
   NewFile file = NewFile::in_directory(directory_of(first), O_WRONLY, first);
-  if (const int error = write_all(file.fd(), bytes); error != 0) throw_errno(error, "cannot write", first);
-  if (::fsync(file.fd()) != 0) throw_errno("cannot sync", first);
+  if (const int error = write_all(file.fd(), bytes); error != 0) entry::throw_errno(error, "cannot write", first);
+  if (::fsync(file.fd()) != 0) entry::throw_errno("cannot sync", first);
   for (int k = 0; k < attempts; ++k) {
     const std::filesystem::path name = name_for(k);
     if (!file.link_as(name)) continue;  // never replaces a file of that name
@@ -263,4 +264,4 @@ std::filesystem::path write_new_file_synced(std::string_view bytes,
       "cannot find a free name for " + first.string() + " after " + std::to_string(attempts) + " tries");
 }
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

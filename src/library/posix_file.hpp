@@ -4,7 +4,7 @@
 // concurrency-safe appends").
 #pragma once
 
-#include "spec/read_file.hpp"
+#include "entry/read_file.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace agent_session::internal {
+namespace agent_session::library {
 
 // A session file held under an exclusive flock(2) from construction to
 // destruction (closing the descriptor releases the lock, also when the
@@ -82,4 +82,4 @@ class LockedFile {
 std::filesystem::path write_new_file_synced(std::string_view bytes,
                                             const std::function<std::filesystem::path(int)>& name_for, int attempts);
 
-}  // namespace agent_session::internal
+}  // namespace agent_session::library

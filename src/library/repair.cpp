@@ -1,7 +1,7 @@
 #include "agent_session/repair.hpp"
 
 #include "base/printable.hpp"
-#include "spec/line_reader.hpp"
+#include "entry/line_reader.hpp"
 
 #include "agent_session/session.hpp"
 #include "base/utf8.hpp"
@@ -30,11 +30,11 @@ constexpr std::size_t kExcerptBytes = 80;
 constexpr std::size_t kExcerptTailBytes = 16;
 
 std::string excerpt_of(std::string_view line) {
-  if (line.size() <= kExcerptBytes) return internal::terminal_safe(line);
-  const std::size_t head = internal::character_boundary_before(line, kExcerptBytes - kExcerptTailBytes);
+  if (line.size() <= kExcerptBytes) return base::terminal_safe(line);
+  const std::size_t head = base::character_boundary_before(line, kExcerptBytes - kExcerptTailBytes);
   std::size_t tail = line.size() - kExcerptTailBytes;
   while (tail < line.size() && (static_cast<unsigned char>(line[tail]) & 0xC0) == 0x80) ++tail;
-  return internal::terminal_safe(line.substr(0, head)) + " ... " + internal::terminal_safe(line.substr(tail));
+  return base::terminal_safe(line.substr(0, head)) + " ... " + base::terminal_safe(line.substr(tail));
 }
 
 // `<name>.bak-20261130T023000Z`: sorts by time, names its origin.
@@ -77,7 +77,7 @@ std::string backup_stem(const std::filesystem::path& path) {
   const std::size_t longest = longest_name_in(path.parent_path());
   if (name.size() + kBackupTailBytes <= longest) return name;
   std::size_t keep = longest > kBackupTailBytes + kHashBytes ? longest - kBackupTailBytes - kHashBytes : 0;
-  keep = internal::character_boundary_before(name, std::min(keep, name.size()));
+  keep = base::character_boundary_before(name, std::min(keep, name.size()));
   char tag[16];
   std::snprintf(tag, sizeof tag, "~%08x", static_cast<unsigned>(name_hash(name)));
   return name.substr(0, keep) + tag;
@@ -85,7 +85,7 @@ std::string backup_stem(const std::filesystem::path& path) {
 
 std::filesystem::path write_backup(const std::filesystem::path& path, std::string_view bytes) {
   const std::filesystem::path base = path.parent_path() / (backup_stem(path) + backup_suffix());
-  return internal::write_new_file_synced(
+  return library::write_new_file_synced(
       bytes,
       [&](int attempt) {
         return attempt == 0 ? base : std::filesystem::path(base.string() + "-" + std::to_string(attempt));
@@ -99,11 +99,11 @@ std::filesystem::path write_backup(const std::filesystem::path& path, std::strin
 // append writes it once (SPEC.md §8). From another boot, the mark alone.
 SessionDiagnosis with_pending_sync(std::string_view bytes, SessionDiagnosis found) {
   if (found.health != SessionHealth::torn_tail) return found;
-  const auto cut = internal::pending_sync_cut(bytes);
+  const auto cut = library::pending_sync_cut(bytes);
   if (!cut || *cut == found.offset) return found;
   // The cut may fall inside a line: the `\n` the batch put after a valid
   // unterminated last line is cut too, and that line stays, whole.
-  const internal::LinePosition at = internal::line_at_offset(bytes, *cut);
+  const entry::LinePosition at = entry::line_at_offset(bytes, *cut);
   found.offset = static_cast<std::size_t>(*cut);
   found.messages = at.non_empty_before + (*cut > at.offset && !at.text.empty() ? 1 : 0);
   found.line = at.number;
@@ -125,7 +125,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
     found.line = error.line();
     found.error = error.what();
   }
-  const internal::LinePosition bad = internal::line_numbered(bytes, found.line);
+  const entry::LinePosition bad = entry::line_numbered(bytes, found.line);
   found.offset = static_cast<std::size_t>(bad.offset);
   // Only an unterminated last line can be a write cut short; a bad line
   // with a newline after it was written whole, or damaged later.
@@ -137,7 +137,7 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
 }
 
 SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
-  const std::optional<std::string> bytes = internal::read_regular_file_if_exists(path);
+  const std::optional<std::string> bytes = entry::read_regular_file_if_exists(path);
   if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
   return with_pending_sync(*bytes, diagnose_session_bytes(*bytes));
 }
@@ -145,7 +145,7 @@ SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
 RepairResult repair_session(const std::filesystem::path& path) {
   // Exclusive for the whole diagnose-backup-cut: no append can slip a
   // line in between, and no append in progress looks torn.
-  internal::LockedFile file = internal::LockedFile::for_repair(path);
+  library::LockedFile file = library::LockedFile::for_repair(path);
   const std::string bytes = file.read_all();
   RepairResult result{with_pending_sync(bytes, diagnose_session_bytes(bytes)), false, std::nullopt};
   if (result.diagnosis.health != SessionHealth::torn_tail) return result;

@@ -1,10 +1,10 @@
 #include "agent_session/session_object.hpp"
 
 #include "agent_session/context.hpp"
+#include "entry/implementation.hpp"
+#include "entry/load.hpp"
 #include "library/loadable_lines.hpp"
-#include "spec/load.hpp"
-#include "spec/seam.hpp"
-#include "spec/units.hpp"
+#include "reference/units.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -136,11 +136,11 @@ void Session::index_appended(const Message& message) noexcept {
   std::optional<std::size_t> declarer;
   if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
     for (const ToolCall& call : assistant->tool_calls) latest_declarer_.find(call.id)->second = index;
-    internal::work_counters().declarer_steps += assistant->tool_calls.size();
+    reference::work_counters().declarer_steps += assistant->tool_calls.size();
   } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
     const auto found = latest_declarer_.find(result->tool_call_id);
     if (found != latest_declarer_.end() && found->second != kUndeclared) declarer = found->second;
-    ++internal::work_counters().declarer_steps;
+    ++reference::work_counters().declarer_steps;
   }
   declarers_.push_back(declarer);  // cannot throw: room reserved
 }
@@ -159,7 +159,7 @@ void Session::append(Message message) {
   if (path_) {
     append_session(*path_, message, options_);
   } else {
-    (void)internal::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
+    (void)library::loadable_lines(std::span<const Message>(&message, 1));  // refuse what a file would refuse
   }
   index_appended(message);
   messages_.push_back(std::move(message));  // cannot throw: room reserved, move is noexcept
@@ -171,7 +171,7 @@ Session::Context Session::context(std::uint64_t max_chars) const {
   // nothing is walked, and a budget the history has not outgrown costs
   // nothing per request.
   if (!messages_.empty() && chars_ <= max_chars) return Context(*this, 0, messages_.size());
-  const std::span<const Message> kept = seam::trim_context_given_declarers(messages(), declarers_, max_chars);
+  const std::span<const Message> kept = entry::chosen.trim_context_given_declarers(messages(), declarers_, max_chars);
   return Context(*this, messages_.size() - kept.size(), kept.size());
 }
 

@@ -1,6 +1,6 @@
 // The fast path's tape printer (src/fast/canonical_element.hpp) against
 // the reference: the canonical text printed straight from simdjson's tape
-// must be the text a ToolInput prints (internal::append_canonical_value)
+// must be the text a ToolInput prints (reference::append_canonical_value)
 // from the Json parse_json_line makes of the same bytes (SPEC.md §3), or
 // the printer must decline. And its TextBuffer holds what was printed.
 #include "fast/canonical_element.hpp"
@@ -8,9 +8,9 @@
 #include "agent_session/message.hpp"
 #include "fast/js_number.hpp"
 #include "fast/text_buffer.hpp"
-#include "spec/canonical.hpp"
-#include "spec/js_number.hpp"
-#include "spec/json_line.hpp"
+#include "reference/canonical.hpp"
+#include "reference/js_number.hpp"
+#include "reference/json_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +36,7 @@ std::optional<std::string> printed_from_tape(const std::string& json) {
 }
 
 std::string printed_from_json(const std::string& json) {
-  const ToolInput input = std::get<Json>(internal::parse_json_line(json));
+  const ToolInput input = std::get<Json>(reference::parse_json_line(json));
   return std::string(*input.canonical_json());
 }
 
@@ -132,7 +132,7 @@ TEST(TextBuffer, HoldsWhatWasAppendedAcrossGrowthAndClear) {
       char* at = buffer.room(kJsNumberRoom);
       buffer.advance_to(write_js_number(at, i / 8.0));
       expected += piece + ",";
-      internal::append_js_number(expected, i / 8.0);
+      reference::append_js_number(expected, i / 8.0);
     }
     EXPECT_EQ(buffer.view(), expected);
   }
@@ -142,12 +142,12 @@ TEST(TextBuffer, TakesStringLiteralsAsTheMessageWriterPrintsThem) {
   for (const std::string text : {"", "plain", "quote \" back \\ nl \n nul \x01", "caf\xC3\xA9 \xE2\x80\xA8"}) {
     TextBuffer buffer;
     buffer.append(R"({"role":"user","content":)");
-    internal::append_json_string(buffer, text);
+    reference::append_json_string(buffer, text);
     buffer.push_back('}');
     EXPECT_EQ(buffer.view(), to_canonical_json(UserMessage{text}));
   }
   TextBuffer buffer;
-  EXPECT_THROW(internal::append_json_string(buffer, "\xC3"), SerializationError);
+  EXPECT_THROW(reference::append_json_string(buffer, "\xC3"), SerializationError);
 }
 
 }  // namespace

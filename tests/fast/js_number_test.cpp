@@ -1,12 +1,12 @@
 // The fast path's Number::toString (src/fast/js_number.hpp: Dragonbox
 // digits, an exact 15-digit shortcut, SWAR layout) against the reference,
-// internal::append_js_number (std::to_chars's shortest digits laid out as
+// reference::append_js_number (std::to_chars's shortest digits laid out as
 // SPEC.md §3 says), on about 450,000 doubles: random bit patterns,
 // integers near 2^53, powers of ten, subnormals, 15-, 16- and 17-digit
 // numbers, and the numbers the benchmarks print.
 #include "fast/js_number.hpp"
 
-#include "spec/js_number.hpp"
+#include "reference/js_number.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@ namespace {
 
 std::string reference(double value) {
   std::string out;
-  internal::append_js_number(out, value);
+  reference::append_js_number(out, value);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The fast path's estimate and trim (src/fast/fast_path.hpp) against the
-// reference (spec/reference.hpp, SPEC.md §4, §5): fast::measure, the
+// reference (reference/reference.hpp, SPEC.md §4, §5): fast::measure, the
 // counting sink, against the UTF-16 length of the printed line;
 // fast::estimate_context_chars and fast::trim_context (declarers found on
 // demand, sizes measured in blocks read forwards) against reference::'s,
@@ -10,7 +10,7 @@
 
 #include "agent_session/context.hpp"
 #include "base/utf8.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 
 #include <gtest/gtest.h>
 
@@ -197,7 +197,7 @@ TEST(TrimContext, KeepsWhatTheReferenceKeepsOrThrowsItsError) {
     const std::size_t most = size > 1000 ? 12 : 40;  // a long history's budgets each cost the whole reference trim
     for (std::size_t i = messages.size(); i-- > 0 && budgets.size() < most;) {
       try {
-        suffix += internal::utf16_length(to_canonical_json(messages[i])) + 1;
+        suffix += base::utf16_length(to_canonical_json(messages[i])) + 1;
       } catch (const SerializationError&) {
         break;
       }

@@ -1,5 +1,5 @@
 // fast::SimdLineParser (simdjson, then the one discriminator) against the
-// reference line parser, internal::JsonLineParser (parse_json_line, then
+// reference line parser, reference::JsonLineParser (parse_json_line, then
 // discriminate_record), on every case where simdjson's own rules differ
 // from JavaScript's or from ours (SPEC.md §1.1, §2, §2.1), and on every
 // truncation and one-byte change of real message lines: parse() must give
@@ -10,9 +10,9 @@
 #include "fast/simd_line_parser.hpp"
 
 #include "agent_session/session.hpp"
-#include "spec/json_line.hpp"
-#include "spec/line_parser.hpp"
-#include "spec/load.hpp"
+#include "entry/load.hpp"
+#include "reference/json_line.hpp"
+#include "reference/line_parser.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@
 namespace agent_session::fast {
 namespace {
 
-using internal::parse_json_line;
+using reference::parse_json_line;
 
 // Identical, not just equal: nlohmann's == takes -0.0 for 0.0.
 ::testing::AssertionResult identical(const Json& a, const Json& b) {
@@ -104,7 +104,7 @@ class SimdLineParserTest : public ::testing::Test {
   }
 
   SimdLineParser simd_;
-  internal::JsonLineParser reference_;
+  reference::JsonLineParser reference_;
 };
 
 std::string with_input(const std::string& input) {
@@ -334,10 +334,10 @@ TEST_F(SimdLineParserTest, LinesPastTheSizeLimitGetTheReferencesAnswer) {
 // or the same error, for a bad line anywhere (after good lines, at the
 // end of the input, unterminated).
 TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
-  const auto load = [](internal::LineParser& parser, const std::string& bytes) {
+  const auto load = [](reference::LineParser& parser, const std::string& bytes) {
     return answer_of([&] {
       std::vector<std::size_t> numbers;
-      auto messages = internal::load_lines(parser, internal::read_from(bytes), true, &numbers);
+      auto messages = entry::load_lines(parser, entry::read_from(bytes), true, &numbers);
       EXPECT_EQ(numbers.size(), messages.size());
       return messages.empty() ? Message(UserMessage{"none"}) : messages.back();
     });
@@ -349,7 +349,7 @@ TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
       const std::string bytes = good + "\n\n" + bad + tail;
       SCOPED_TRACE(bytes);
       SimdLineParser simd;
-      internal::JsonLineParser reference;
+      reference::JsonLineParser reference;
       const Answer expected = load(reference, bytes);
       const Answer fast = load(simd, bytes);
       EXPECT_EQ(fast.error, expected.error);

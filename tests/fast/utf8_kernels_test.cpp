@@ -94,7 +94,7 @@ class Utf8KernelTest : public testing::TestWithParam<Utf8Kernel> {
         << "fastest kernel, " << text.size() << " bytes: " << hex(text);
     ASSERT_EQ(json_string_units_or_zero(text), expected.value_or(0)) << "fastest kernel, " << hex(text);
     if (expected) {
-      const auto units = internal::utf16_length(text);
+      const auto units = base::utf16_length(text);
       ASSERT_EQ(utf16_length_with(GetParam(), text), units)
           << "utf16_length, " << kernel_name(GetParam()) << ", " << text.size() << " bytes: " << hex(text);
       ASSERT_EQ(utf16_length(text), units) << "utf16_length, " << text.size() << " bytes: " << hex(text);

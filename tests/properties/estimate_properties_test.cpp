@@ -10,7 +10,7 @@
 
 #include "agent_session/context.hpp"
 #include "base/utf8.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 #if AGENT_SESSION_FAST
 #include "fast/fast_path.hpp"
 #endif
@@ -69,8 +69,8 @@ History maybe_unserializable(History history) {
 
 // The UTF-16 length of `text`, nullopt when it is not valid UTF-8.
 std::optional<std::uint64_t> utf16_units(std::string_view text) {
-  if (internal::valid_utf8_prefix(text) != text.size()) return std::nullopt;
-  return internal::utf16_length(text);
+  if (base::valid_utf8_prefix(text) != text.size()) return std::nullopt;
+  return base::utf16_length(text);
 }
 
 // 8. The estimate is additive over messages and equals the UTF-16 length
@@ -128,7 +128,7 @@ RC_GTEST_PROP(EstimateProperties, FastMeasureIsPrintingAndCounting, ()) {
   for (const auto& message : history) {
     std::optional<std::uint64_t> printed;
     try {
-      printed = internal::utf16_length(to_canonical_json(message));
+      printed = base::utf16_length(to_canonical_json(message));
     } catch (const SerializationError&) {
     }
     std::optional<std::uint64_t> measured;

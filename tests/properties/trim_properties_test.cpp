@@ -12,7 +12,7 @@
 
 #include "agent_session/context.hpp"
 #include "agent_session/session_object.hpp"
-#include "spec/reference.hpp"
+#include "reference/reference.hpp"
 
 // GoogleTest first: RapidCheck's integration header builds on it.
 #include <gtest/gtest.h>

@@ -50,7 +50,7 @@ std::string_view profile_name(Profile profile);
 std::optional<Profile> profile_from_name(std::string_view name);
 
 // The one UTF-8 encoder (base/utf8.hpp).
-using internal::append_utf8;
+using base::append_utf8;
 
 // Text of the profile, the kind its messages hold: at least `bytes` bytes
 // (whole characters and words, so a few more), the same for the same seed.

@@ -20,7 +20,7 @@ inline std::optional<std::uint64_t> json_string_units(std::string_view text) noe
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      const std::size_t length = internal::utf8_sequence_length(text, i);
+      const std::size_t length = base::utf8_sequence_length(text, i);
       if (length == 0) return std::nullopt;
       units += length == 4 ? 2 : 1;
       i += length;

@@ -2,7 +2,7 @@
 // properties to check the library's trims against: a declaring assistant,
 // an allowed cut, the units between allowed cuts. Quadratic on purpose and
 // not a walk: nothing here resembles the library's single backward pass
-// (spec/units.hpp), so a bug in the pass cannot be shared by the check.
+// (reference/units.hpp), so a bug in the pass cannot be shared by the check.
 #pragma once
 
 #include "agent_session/message.hpp"
