@@ -285,7 +285,7 @@ TEST(JsonGrowthTest, HeapUseGrowsLinearlyForLongValuesDeepNestingAndManySmallCon
 
 // The peak heap of loading one line of about 4 MiB of every shape above
 // (key shapes too), as a multiple of the line: at most
-// kPeakHeapPerLineByte (spec/line_parser.hpp), which with the line limit bounds a
+// kPeakHeapPerLineByte (reference/line_parser.hpp), which with the line limit bounds a
 // load's memory (SPEC.md §8). Loaders that read the line twice (the fast
 // path, then the reference) must not hold both.
 TEST(JsonGrowthTest, ALoadsPeakHeapIsABoundedMultipleOfItsLine) {

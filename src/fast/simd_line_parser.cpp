@@ -186,7 +186,7 @@ struct SimdLineParser::Parser {
 
   // Before the reference parser reads a line simdjson rejected: the two
   // never hold their buffers for a long line at once, so the load's peak
-  // is the larger parser's, not their sum (spec/line_parser.hpp,
+  // is the larger parser's, not their sum (reference/line_parser.hpp,
   // kPeakHeapPerLineByte). Short lines keep the buffers for the next one.
   void release_buffers_after(std::string_view line) {
     constexpr std::size_t kKept = std::size_t{64} << 10;

@@ -7,6 +7,7 @@
 
 #include "agent_session/message.hpp"
 #include "base/utf8.hpp"
+#include "reference/tool_input_access.hpp"
 
 #include <optional>
 #include <string>
@@ -64,19 +65,6 @@ void append_json_string(Text& out, std::string_view text) {
 // it is an array or object, for the limit of SPEC.md §2.1. Throws SerializationError (invalid UTF-8, a non-finite
 // number, a binary value, nesting past kMaxNestingDepth).
 void append_canonical_value(std::string& out, const Json& value, int depth);
-
-// What the library sees of a ToolInput beyond its public interface: its
-// text and its unprintable value by reference (printing never copies a
-// tree), and one built from text already canonical. Defined in message.cpp
-// beside ToolInput's members; the public type names none of this (no
-// friend), see there for how it is reached.
-struct ToolInputAccess {
-  static const std::string& canonical_json(const ToolInput& input) noexcept;
-  static const std::optional<Json>& unprintable(const ToolInput& input) noexcept;
-  // `text` must be canonical JSON text (for the fast loader, which prints
-  // inputs itself).
-  static ToolInput from_canonical_json(std::string text);
-};
 
 // A sink of canonical text: ascii(t) for our own ASCII punctuation and
 // keys, utf8(t) for text already canonical (a tool input), string(t) for a
