@@ -49,11 +49,15 @@ std::vector<Seen> lines_of(LineReader::ReadSome read_some, std::size_t read_ahea
   LineReader reader(std::move(read_some), read_ahead);
   std::vector<Seen> lines;
   while (const auto line = reader.next()) {
-    // Every byte promised readable past the line is read (a sanitizer
-    // build catches a promise the buffer does not keep).
+    // The bytes promised readable past the line are read: the first
+    // read_ahead and the last promised one (a sanitizer build catches a
+    // promise the buffer does not keep; reading every promised byte, up
+    // to a megabyte a line, costs minutes under one and proves no more).
     unsigned sum = 0;
-    for (std::size_t i = 0; i < line->readable_after; ++i)
-      sum += static_cast<unsigned char>(line->text.data()[line->text.size() + i]);
+    const char* after = line->text.data() + line->text.size();
+    for (std::size_t i = 0; i < std::min(line->readable_after, read_ahead); ++i)
+      sum += static_cast<unsigned char>(after[i]);
+    if (line->readable_after > 0) sum += static_cast<unsigned char>(after[line->readable_after - 1]);
     static_cast<void>(sum);
     EXPECT_GE(line->readable_after, read_ahead) << "line " << line->number;
     lines.push_back({std::string(line->text), line->number, line->terminated});

@@ -40,11 +40,15 @@ std::optional<LineReader::Line> LineReader::next() {
       return Line{{start, length}, ++number_, false, buffer_.size() - end_, offset};
     }
     // Keep the unfinished line, at the front; grow for a line longer than
-    // the buffer, up to the longest line there is room for.
-    std::memmove(buffer_.data(), start, scanned_);
-    dropped_ += begin_;
-    begin_ = 0;
-    end_ = scanned_;
+    // the buffer, up to the longest line there is room for. Moved only
+    // when a line ended before it: a line arriving in many small pieces
+    // is moved once, not once a piece (which is quadratic in its length).
+    if (begin_ > 0) {
+      std::memmove(buffer_.data(), start, scanned_);
+      dropped_ += begin_;
+      begin_ = 0;
+      end_ = scanned_;
+    }
     if (end_ == capacity_) {
       capacity_ = capacity_ == 0 ? first_capacity_ : std::min(2 * capacity_, kMaxLineBytes + 1);
       buffer_.resize(capacity_ + read_ahead_, ' ');
