@@ -3,8 +3,8 @@
 # the gtest cases and tests that run only Node.js ports are labelled
 # javascript, those that rebuild, install or lint the tree packaging, and
 # every other test, the library's and the runner's, is in neither, so
-# `ctest -LE 'javascript|packaging'` (.ci/stages/10-clang-asan.sh, and
-# .ci/stages/20-reference-build.sh on tests/) still runs it.
+# `ctest -LE 'javascript|packaging'` (.ci/stages/10-clang-asan.sh) still
+# runs it.
 # Each test is listed once (the two gtest discoveries of a binary split
 # it, they do not double it). Usage: tests/ctest_labels.sh CTEST BUILD_DIR.
 # Exit 0 when the labels are right, 1 naming the first test that is not.

@@ -3,17 +3,15 @@
 # (corpus/conformance/harness.md), for the JavaScript oracle on every
 # vector and for each mutant port in tests/mutants/: the same exit status,
 # the same FAIL lines, and the same JSON report (corpus/conformance/reports.md)
-# once its timings are removed. ctest compares each port on a small subset
-# (conform/tests/harness_test.cpp, HarnessSameVerdictsJavaScript); this is
-# the large one for the oracle: every vector. Exec mode starts Node.js
-# once per check (about two minutes a port for every vector on 2 cores),
-# so the mutants, nineteen of them, are left to ctest (every vector the
-# mutant fails in harness mode and every 12th of the others) unless
-# MUTANT_SPREAD=K asks for every vector a mutant fails and every K-th of
-# the rest here too; HARNESS_VERDICTS_FULL=1 runs every port on every
-# vector (about 40 minutes).
-# HARNESS_VERDICTS_FULL=1 runs every mutant on every vector too (about
-# 12 minutes). About 9 minutes here (539 s with nineteen mutants).
+# once its timings are removed. ctest compares each port on a subset
+# (conform/tests/harness_test.cpp, HarnessSameVerdictsJavaScript: the
+# vectors the port fails and a spread of the rest); this is the large one
+# for the oracle: every vector. Exec mode starts Node.js once per check
+# (about two minutes a port for every vector on 2 cores), so the
+# mutants, nineteen of them, are left to ctest unless MUTANT_SPREAD=K
+# asks for every vector a mutant fails and every K-th of the rest here
+# too; HARNESS_VERDICTS_FULL=1 runs every port on every vector (about 40
+# minutes).
 set -euo pipefail
 stage_start=$SECONDS
 cli=${CONFORM_CLI:-build/agent-session}

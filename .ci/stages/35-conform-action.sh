@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
-# The GitHub Action for ports (conform/action.yml) as a port's CI runs it:
-# its own script builds the runner (and the command) from the project,
-# without tests, benchmarks or the fast path, installs them with the
-# vectors, and runs it on the JavaScript oracle (every vector must pass),
-# then on a mutant port with GitHub's annotations on (it must fail, with
-# one ::error line per failing check and a JUnit report naming it). The
-# build now compiles the library too (the runner's `fuzz` links it): its
-# time is printed below ("runner built in N s"), not yet measured on CI.
+# The GitHub Action for ports (conform/action.yml) as a port's CI runs it
+# after a cache hit: 20-reference-build.sh ran the Action's build step
+# (the runner and the command, built from the project without tests,
+# benchmarks or the fast path, installed with the vectors under
+# build-action/prefix); here its other steps run on that install: install
+# (the dependencies, present), key, then run on the JavaScript oracle
+# (every vector must pass) and on a mutant port with GitHub's annotations
+# on (it must fail, with one ::error line per failing check and a JUnit
+# report naming it).
 set -euo pipefail
 work=$PWD/build-action
-rm -rf "$work"
-mkdir -p "$work"
 export PREFIX=$work/prefix
 action=conform/github-action.sh
+[ -x "$PREFIX/bin/agent-session-conform" ] ||
+  { echo "no runner in $PREFIX: 20-reference-build.sh runs the Action's build step first" >&2; exit 1; }
 start=$SECONDS
 bash $action install
 bash $action key
-bash $action build
-echo "runner built in $((SECONDS - start)) s"
 
 JUNIT=$work/oracle.xml PORT="node tests/oracle/cli.mjs" bash $action run
 

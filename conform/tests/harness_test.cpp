@@ -297,18 +297,22 @@ std::vector<std::string> javascript_ports() {
 // whole suite), so ctest compares each JavaScript port on a subset that
 // still catches a harness bug: every vector the port fails in harness mode
 // (a wrong verdict there is what a harness bug most likely shows as) and
-// every kSpread-th of the others by name, a deterministic spread over
-// every kind of vector (i_, n_, y_ and the built-in one). The oracle on
-// every vector is a CI stage (.ci/stages/32-harness-verdicts.sh; there
+// a deterministic spread of the others by name, over every kind of vector
+// (i_, n_, y_ and the built-in one): every kOracleSpread-th for the
+// oracle, every kMutantSpread-th for a mutant port (nineteen of them: the
+// vectors it fails are where its verdicts can differ). The oracle on every
+// vector is a CI stage (.ci/stages/32-harness-verdicts.sh; there
+// MUTANT_SPREAD=K compares the mutants on every K-th vector, and
 // HARNESS_VERDICTS_FULL=1 runs every port on every vector).
-constexpr std::size_t kSpread = 12;
+constexpr std::size_t kOracleSpread = 12;
+constexpr std::size_t kMutantSpread = 60;
 
 struct Subset {
   std::vector<std::string> names;
   std::size_t failing = 0;
 };
 
-Subset verdict_subset(const std::vector<std::string>& port) {
+Subset verdict_subset(const std::vector<std::string>& port, std::size_t spread) {
   const fs::path report = fs::temp_directory_path() / ("agent-session-subset-" + std::to_string(::getpid()) + ".json");
   const auto harness = conform(kVectors, port, {"--harness", "--jobs", "2", "--report", "json=" + report.string()});
   EXPECT_TRUE(harness.exit_code == 0 || harness.exit_code == 1) << harness.out << harness.err;
@@ -329,7 +333,7 @@ Subset verdict_subset(const std::vector<std::string>& port) {
       << subset.failing << " failing vectors in the report; the run printed:\n"
       << harness.out;
   const auto names = vector_names();
-  for (std::size_t i = 0; i < names.size(); i += kSpread) chosen.insert(names[i]);
+  for (std::size_t i = 0; i < names.size(); i += spread) chosen.insert(names[i]);
   subset.names.assign(chosen.begin(), chosen.end());
   return subset;
 }
@@ -338,8 +342,10 @@ class HarnessSameVerdictsJavaScript : public ::testing::TestWithParam<std::strin
 
 TEST_P(HarnessSameVerdictsJavaScript, OnTheVectorsItFailsAndASpreadOfTheRest) {
   const std::vector<std::string> port = {"node", GetParam()};
-  const Subset subset = verdict_subset(port);
-  const std::size_t spread = (vector_names().size() + kSpread - 1) / kSpread;  // every kSpread-th, the first included
+  const bool oracle = fs::path(GetParam()).parent_path().filename() == "oracle";
+  const std::size_t every = oracle ? kOracleSpread : kMutantSpread;
+  const Subset subset = verdict_subset(port, every);
+  const std::size_t spread = (vector_names().size() + every - 1) / every;  // every every-th, the first included
   ASSERT_GE(subset.names.size(), spread) << "the spread chose too few vectors";
   std::cout << fs::path(GetParam()).filename().string() << ": " << subset.names.size() << " vectors compared, "
             << subset.failing << " of them failing\n";
