@@ -4,9 +4,12 @@
 #include "base/printable.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -22,8 +25,21 @@ namespace {
 namespace fs = std::filesystem;
 using agent_session::base::terminal_safe;
 
-// A version's number: decimal, without a leading zero.
+// A version's number as written: decimal, without a leading zero.
 bool is_number(std::string_view text) { return base::is_decimal(text) && (text.size() == 1 || text[0] != '0'); }
+
+// MAJOR, MINOR and PATCH of `text` when it is three numbers joined by '.',
+// whatever their size; else nothing.
+std::optional<std::array<std::string_view, 3>> version_numbers(std::string_view text) {
+  const auto first = text.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const auto second = text.find('.', first + 1);
+  if (second == std::string_view::npos) return std::nullopt;
+  const std::array<std::string_view, 3> numbers = {text.substr(0, first), text.substr(first + 1, second - first - 1),
+                                                   text.substr(second + 1)};
+  if (!std::all_of(numbers.begin(), numbers.end(), is_number)) return std::nullopt;
+  return numbers;
+}
 
 std::string_view trimmed(std::string_view text) {
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
@@ -55,12 +71,12 @@ bool could_be_a_vector_name(std::string_view name) {
 std::string_view runner_version() noexcept { return AGENT_SESSION_VERSION; }
 
 bool is_semantic_version(std::string_view text) noexcept {
-  const auto first = text.find('.');
-  if (first == std::string_view::npos) return false;
-  const auto second = text.find('.', first + 1);
-  if (second == std::string_view::npos) return false;
-  return is_number(text.substr(0, first)) && is_number(text.substr(first + 1, second - first - 1)) &&
-         is_number(text.substr(second + 1));
+  // Each number within 64 bits: one past them is none the runner can
+  // compare (which vectors have the built-in checks, README.md step 3), so
+  // such a VERSION is refused as a malformed one, never half read.
+  const auto numbers = version_numbers(text);
+  return numbers && std::all_of(numbers->begin(), numbers->end(),
+                                [](std::string_view number) { return base::parse_decimal(number).has_value(); });
 }
 
 VectorsVersion read_vectors_version(const fs::path& vectors) {
@@ -78,7 +94,8 @@ VectorsVersion read_vectors_version(const fs::path& vectors) {
   if (!version.empty() && version.back() == '\n') version.remove_suffix(1);
   if (!is_semantic_version(version)) {
     return {"", "VERSION holds \"" + terminal_safe(text.substr(0, 40)) + (text.size() > 40 ? "\"..." : "\"") +
-                    ", not MAJOR.MINOR.PATCH"};
+                    ", not MAJOR.MINOR.PATCH" +
+                    (version_numbers(version) ? " (a number past " + std::to_string(UINT64_MAX) + ")" : "")};
   }
   return {std::string(version), ""};
 }

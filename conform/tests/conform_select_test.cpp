@@ -45,11 +45,13 @@ std::size_t lines_in(const fs::path& path) {
 }
 
 TEST(SemanticVersion, ThreeNumbersWithoutLeadingZerosAndNothingElse) {
-  for (const char* good : {"0.0.0", "1.0.0", "10.20.30", "1.0.12345678901234567890"}) {
+  for (const char* good : {"0.0.0", "1.0.0", "10.20.30", "1.0.12345678901234567890", "18446744073709551615.0.0"}) {
     EXPECT_TRUE(conform::runner::is_semantic_version(good)) << good;
   }
+  // A number past 2^64-1 is no number the runner can compare: not a version.
   for (const char* bad : {"", "1", "1.0", "1.0.0.0", "01.0.0", "1.00.0", "1.0.01", "1.0.0\n", " 1.0.0", "1.0.0-rc1",
-                          "v1.0.0", "1..0", "1.0.", ".1.0", "1.x.0", "1.0.0 "}) {
+                          "v1.0.0", "1..0", "1.0.", ".1.0", "1.x.0", "1.0.0 ", "18446744073709551616.0.0",
+                          "1.18446744073709551616.0", "99999999999999999999999999.1.0"}) {
     EXPECT_FALSE(conform::runner::is_semantic_version(bad)) << bad;
   }
 }
@@ -92,6 +94,20 @@ TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
     EXPECT_NE(r.err.find("\", not MAJOR.MINOR.PATCH\n"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   }
+  // Numbers that do not fit 64 bits: refused as any malformed VERSION,
+  // never read as a version without the built-in vector (README.md step 3).
+  std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << "99999999999999999999999999.1.0\n";
+  r = conform(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
+                       "' have no version: VERSION holds \"99999999999999999999999999.1.0\\n\", not MAJOR.MINOR.PATCH "
+                       "(a number past 18446744073709551615)\n");
+  const fs::path report = dir_ / "report.json";
+  r = conform(dir_, shell_port("printf '1 messages\\n'"), {"--report", "json=" + report.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("have no version (VERSION holds \"99999999999999999999999999.1.0\\n\", not MAJOR.MINOR.PATCH"),
+            std::string::npos)
+      << r.err;
   // Run from the wrong folder: the usual hint.
   r = conform(dir_ / "missing", {}, {"--version"});
   EXPECT_EQ(r.exit_code, 2);
