@@ -33,9 +33,13 @@ using agent_session::base::terminal_safe;
 // Runs the vectors on `jobs` threads and hands each report to `print` in
 // vector order as soon as it and all before it are done. `print` returns
 // false to stop early (the port cannot run); if it throws (standard output
-// failed), the workers stop too before the exception goes on.
+// failed), the workers stop too before the exception goes on. Each job's
+// harness port is stopped when its job ends; why one did not stop cleanly
+// lands in `stop_problems` (read it after run_all returns: the workers are
+// joined then).
 template <typename Print>
-void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& options, Print print) {
+void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& options,
+             std::vector<std::string>& stop_problems, Print print) {
   std::vector<std::optional<VectorReport>> reports(dirs.size());
   std::mutex mutex;
   std::condition_variable done;
@@ -58,6 +62,10 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
       const std::lock_guard lock(mutex);
       reports[i] = std::move(report);
       done.notify_all();
+    }
+    if (auto problem = port.stop()) {
+      const std::lock_guard lock(mutex);
+      stop_problems.push_back(std::move(*problem));
     }
   };
   std::vector<std::jthread> workers;
@@ -195,7 +203,8 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (tap) write_tap_header(selected.size(), out);
   const auto start = Clock::now();
   std::optional<VectorReport> fatal;
-  run_all(selected, options, [&](VectorReport& report) {
+  std::vector<std::string> stop_problems;
+  run_all(selected, options, stop_problems, [&](VectorReport& report) {
     if (!report.fatal.empty()) {
       fatal = std::move(report);
       return false;
@@ -224,8 +233,14 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   out << '\n';
   out.flush();
   const bool reports_written = write_reports(run, options.reports, me, err);
+  // A harness that did not stop cleanly (no stop answer, a bad one, bytes
+  // after it, no exit 0 within --timeout) failed stop: a port never passes
+  // by misbehaving (harness.md §4), whatever its checks gave.
+  for (const auto& problem : stop_problems) {
+    err << me << "the port's harness did not stop cleanly: " << agent_session::base::terminal_line(problem) << '\n';
+  }
   if (!reports_written) return 3;
-  if (run.failed > 0) return 1;
+  if (run.failed > 0 || !stop_problems.empty()) return 1;
   if (run.passed == 0) {  // every vector chosen was skipped: nothing was checked
     err << me << "every vector chosen was skipped (" << run.skipped
         << ", run but not counted): a run that checks nothing is not a pass\n";

@@ -86,4 +86,16 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
   return harness_->run(args, input, name);
 }
 
+std::optional<std::string> PortRunner::stop() {
+  if (!harness_) return std::nullopt;
+  std::optional<std::string> problem;
+  try {
+    problem = harness_->stop();
+  } catch (const std::exception& error) {  // poll failed: the client's destructor still kills it
+    problem = error.what();
+  }
+  harness_.reset();
+  return problem;
+}
+
 }  // namespace agent_session::conform::runner

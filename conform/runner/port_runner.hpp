@@ -53,6 +53,11 @@ class PortRunner {
   // std::system_error when the temporary folders cannot be made.
   ProcessResult run(const std::vector<std::string>& args, std::string_view input);
 
+  // Stops this job's harness port, when one runs: nothing when it stopped
+  // cleanly or none ran; else why not (HarnessClient::stop's reason). A
+  // stop that fails fails the run (harness.md §4): the caller says so.
+  std::optional<std::string> stop();
+
  private:
   const ConformOptions& options_;
   std::vector<std::string> command_;

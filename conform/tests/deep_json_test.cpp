@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -103,14 +104,19 @@ TEST_F(DeepJson, ARunAnswerTooDeepFailsThatCheckWithItsReason) {
       << shown(r);
 }
 
-// Every check passed; the stop answer is the port's last word, and the
-// run's verdict stands.
-TEST_F(DeepJson, AStopAnswerTooDeepLeavesThePassedRunPassed) {
+// Every check passed, but a stop answer that is not one fails stop
+// (harness.md §4): a port never passes by misbehaving, so the run fails,
+// exit 1, and says why in one line after the summary.
+TEST_F(DeepJson, AStopAnswerTooDeepFailsTheRunWithItsReason) {
   add_vector("y_one", kOneMessage);
   const BinaryRun r = conform(deep_port("stop"));
   EXPECT_EQ(r.signal, 0) << shown(r);
-  EXPECT_EQ(r.exit_code, 0) << shown(r);
-  EXPECT_NE(r.out.find("0 failed"), std::string::npos) << shown(r);
+  EXPECT_EQ(r.exit_code, 1) << shown(r);
+  EXPECT_NE(r.out.find("1 passed, 0 failed"), std::string::npos) << shown(r);
+  EXPECT_NE(r.err.find("agent-session-conform: the port's harness did not stop cleanly: "), std::string::npos)
+      << shown(r);
+  EXPECT_NE(r.err.find("answered stop with a line " + kTooDeep + " at byte 70"), std::string::npos) << shown(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown(r);
 }
 
 // What the runner does not report (it has its verdicts), the client says.

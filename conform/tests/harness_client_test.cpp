@@ -317,5 +317,27 @@ TEST(HarnessClient, BytesAfterAnAnswerFailTheNextRequestUnsent) {
             std::string::npos);
 }
 
+// A port that passes every check but never answers stop fails stop
+// (harness.md §4: no answer within the timeout): the run fails, exit 1,
+// with one line that says so, after its summary and reports.
+TEST_F(FakeVectors, APortThatHangsOnStopFailsTheRun) {
+  add("y_one", "{}\n", kOneMessage);
+  std::ofstream(dir_ / "VERSION") << "1.0.0\n";  // no other line on standard error
+  const auto port =
+      shell_port(R"(read l; echo '{"op":"start","protocol":1,"port":{"name":"fake","version":"0","language":"sh"},)"
+                 R"("commands":["check","estimate","canon","trim"]}'; )"
+                 R"(while read l; do case "$l" in *'"op":"stop"'*) exec sleep 600;; esac; )"
+                 R"(seq=$(echo "$l" | sed 's/.*"seq":\([0-9]*\).*/\1/'); )"
+                 R"(echo '{"op":"run","seq":'$seq',"exit":0,"stdout_b64":"MSBtZXNzYWdlcwo=","stderr_b64":""}'; done)");
+  const fs::path report = dir_ / "report.json";
+  const auto r = conform(dir_, port, {"--harness", "--timeout", "1", "--report", "json=" + report.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 passed, 0 failed\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("agent-session-conform: the port's harness did not stop cleanly: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did not answer stop"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(fs::exists(report));
+}
+
 }  // namespace
 }  // namespace agent_session
