@@ -1,7 +1,7 @@
 #include "conform/runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
-#include "conform/runner/argument_forms.hpp"
+#include "harness/argument_forms.hpp"
 #include "harness/base64.hpp"
 #include "harness/untrusted_json.hpp"
 
@@ -17,6 +17,7 @@ namespace agent_session::conform::runner {
 namespace {
 
 using agent_session::base::terminal_safe;
+using harness::argument_form_problem;
 using harness::base64_decode;
 using harness::member;
 using harness::parse_untrusted_json;

@@ -2,6 +2,7 @@
 #include "base/utf8.hpp"
 
 #include "base/printable.hpp"
+#include "conform/runner/report_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,9 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 namespace agent_session::conform::runner {
 
@@ -330,13 +331,10 @@ bool write_reports(const RunOutcome& run, const std::vector<std::string>& report
   for (const auto& report : reports) {
     const auto equals = report.find('=');
     const std::string kind = report.substr(0, equals), file = report.substr(equals + 1);
-    errno = 0;
-    std::ofstream stream(file, std::ios::binary | std::ios::trunc);
-    if (stream) kind == "junit" ? write_junit(run, stream) : write_json_report(run, stream);
-    stream.close();
-    if (!stream) {
-      err << me << "cannot write the " << kind << " report '" << base::terminal_safe(file)
-          << "': " << (errno != 0 ? std::strerror(errno) : "I/O error") << '\n';
+    std::ostringstream text;
+    kind == "junit" ? write_junit(run, text) : write_json_report(run, text);
+    if (const auto why = write_report_file(file, text.str())) {
+      err << me << "cannot write the " << kind << " report '" << base::terminal_safe(file) << "': " << *why << '\n';
       written = false;
     }
   }

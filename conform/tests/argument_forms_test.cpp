@@ -1,8 +1,8 @@
-// SPEC.md §6.1's argument forms as the runner's gate (runner/argument_forms.hpp):
+// SPEC.md §6.1's argument forms as the runner's gate (src/harness/argument_forms.hpp):
 // a vector's `args` are data, checked before any port sees them, in exec
 // and in harness mode; a harness server runs only the port's own commands;
 // a check the system refuses to start fails alone and the run goes on.
-#include "conform/runner/argument_forms.hpp"
+#include "harness/argument_forms.hpp"
 #include "conform/runner/harness_client.hpp"
 #include "harness/server.hpp"
 #include "support/fake_vectors.hpp"
@@ -24,7 +24,7 @@ namespace agent_session {
 namespace {
 
 namespace fs = std::filesystem;
-using conform::runner::argument_form_problem;
+using harness::argument_form_problem;
 using test_support::conform;
 using test_support::conform_binary;
 using test_support::FakeVectors;
@@ -115,7 +115,9 @@ TEST_F(HostileArgs, AVectorsArgsNeverReachThePortInHarnessMode) {
 }
 
 // The server side: whatever a request's argv holds, `agent-session harness`
-// and the exec adapter run only check, estimate, canon, trim and append.
+// and the exec adapter run only check, estimate, canon, trim and append:
+// an argv outside SPEC.md §6.1's forms is an error answer, a form whose
+// command is not the port's (frobnicate FILE) exit 2, unknown command.
 TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
   const fs::path dir = fs::temp_directory_path() / ("agent-session-forms-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -130,23 +132,72 @@ TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
                               Words{"conform", "exec-adapter", "--", "sh", "-c", "touch " + marker}, Words{"run"},
                               Words{"units", "-"}, Words{}}) {
       const auto r = port.run(argv, "");
-      EXPECT_EQ(r.end, conform::runner::ProcessEnd::exited) << r.error;
-      EXPECT_EQ(r.exit_code, 2) << (argv.empty() ? "(none)" : argv[0]);
-      EXPECT_TRUE(r.out.empty());
-      EXPECT_NE(r.err.find(argv.empty() ? "no command" : "unknown command '" + argv[0] + "'"), std::string::npos)
-          << r.err;
+      EXPECT_EQ(r.end, conform::runner::ProcessEnd::harness_failure) << (argv.empty() ? "(none)" : argv[0]);
+      EXPECT_NE(r.error.find(argv.empty() ? "no command" : "word 1 '" + argv[0] + "'"), std::string::npos) << r.error;
     }
+    const auto unknown = port.run({"frobnicate", "-"}, "");
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_TRUE(unknown.out.empty());
+    EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
     EXPECT_EQ(port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n").out, "1 messages\n");
   }
   EXPECT_FALSE(fs::exists(marker)) << "a run request ran a command";
   fs::remove_all(dir);
 }
 
+// The whole argv, not its first word: a run request whose command is the
+// port's own but whose words are none of SPEC.md §6.1's forms is an error
+// answer naming the refused word, and nothing runs. The exec adapter's
+// port here is a script that logs every run: its log must stay empty.
+TEST(HarnessServer, ARunRequestIsCheckedWordByWordAgainstTheFormsNeverRun) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-forms-argv-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string marker = (dir / "ran").string(), log = (dir / "log").string();
+  const std::vector<std::vector<std::string>> servers = {{AGENT_SESSION_CLI},
+                                                         {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", "sh",
+                                                          "-c", "echo \"$*\" >> '" + log + "'; echo ok", "port"}};
+  const struct {
+    Words argv;
+    std::string refused;  // what the answer names
+  } requests[] = {
+      {{"check", "-", "conform", "--", "sh", "-c", "touch " + marker}, "word 3 'conform'"},
+      {{"check", "/etc/hostname", "-"}, "word 3 '-'"},
+      {{"trim", "--max-chars", "5", "-", "x"}, "word 5 'x'"},
+      {{"append", "-", "--", "sh"}, "word 3 '--'"},
+      {{"check"}, "no FILE after 'check'"},
+      {{"trim", "--max-chars", "5"}, "no FILE after 'trim --max-chars 5'"},
+      {{"conform", "--", "sh", "-c", "touch " + marker}, "word 1 'conform'"},
+      {{"harness"}, "word 1 'harness'"},
+      {{}, "no command"},
+  };
+  for (const auto& server : servers) {
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    for (const auto& request : requests) {
+      ASSERT_EQ(port.start(), std::nullopt);
+      const auto r = port.run(request.argv, "");
+      EXPECT_EQ(r.end, conform::runner::ProcessEnd::harness_failure) << request.refused << ": exit " << r.exit_code;
+      EXPECT_NE(r.error.find(": not one of SPEC.md §6.1's argument forms"), std::string::npos) << r.error;
+      EXPECT_NE(r.error.find(request.refused), std::string::npos) << r.error;
+    }
+    // The forms of the table still run (frobnicate FILE: exit 2, unknown).
+    ASSERT_EQ(port.start(), std::nullopt);
+    EXPECT_EQ(port.run({"frobnicate", "-"}, "").exit_code, 2);
+    EXPECT_EQ(port.run({"trim", "--max-chars", "", "-"}, "").end, conform::runner::ProcessEnd::exited);
+  }
+  EXPECT_FALSE(fs::exists(marker)) << "a run request ran a command";
+  std::ifstream logged(log);
+  const std::string runs{std::istreambuf_iterator<char>(logged), {}};
+  // frobnicate is no command of the adapter's port: exit 2, never run.
+  EXPECT_EQ(runs, "trim --max-chars  -\n") << "the port ran words outside the forms";
+  fs::remove_all(dir);
+}
+
 TEST(ArgumentForms, AWordLongerThanAProcessArgumentMayBeIsRefused) {
-  EXPECT_EQ(argument_form_problem({"trim", "--max-chars", std::string(conform::runner::kMaxArgumentBytes, '7')}, false),
+  EXPECT_EQ(argument_form_problem({"trim", "--max-chars", std::string(harness::kMaxArgumentBytes, '7')}, false),
             std::nullopt);
   const auto problem =
-      argument_form_problem({"trim", "--max-chars", std::string(conform::runner::kMaxArgumentBytes + 1, '7')}, false);
+      argument_form_problem({"trim", "--max-chars", std::string(harness::kMaxArgumentBytes + 1, '7')}, false);
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("args word 3 is 131072 bytes long, more than the 131071"), std::string::npos) << *problem;
 }

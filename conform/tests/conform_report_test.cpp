@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_support::conform;
+using test_support::conform_binary;
 using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::MiniXml;
@@ -280,13 +281,19 @@ TEST_F(FakeVectors, ReportsThatCannotBeWrittenOrAreMisspelledAreErrors) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("cannot write the junit report '"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("': No such file or directory"), std::string::npos) << r.err;
-  // A full disk fails at the write, not the open; the other report is still written.
+  // The other report is still written.
   std::ofstream(dir_ / "VERSION") << "1.0.0\n";
   const fs::path json = dir_ / "report.json";
-  r = conform(dir_, port, {"--report", "junit=/dev/full", "--report", "json=" + json.string()});
+  r = conform(dir_, port,
+              {"--report", "junit=" + (dir_ / "no" / "such.xml").string(), "--report", "json=" + json.string()});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err, "agent-session-conform: cannot write the junit report '/dev/full': No space left on device\n");
   EXPECT_EQ(nlohmann::json::parse(file_text(json)).at("summary").at("passed"), 1);
+  // A write that fails after the open (a full disk; here the file size
+  // limit, whose SIGXFSZ the runner ignores) is exit 3 with the reason.
+  r = conform_binary(dir_, port, {"--report", "junit=" + (dir_ / "big.xml").string()}, {"prlimit", "--fsize=64", "--"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, "agent-session-conform: cannot write the junit report '" + (dir_ / "big.xml").string() +
+                       "': File too large\n");
   for (const char* bad : {"xml=a.xml", "junit=", "junit", "=a"}) {
     EXPECT_EQ(conform(dir_, port, {"--report", bad}).exit_code, 2) << bad;
   }

@@ -4,7 +4,10 @@
 // folder's name follows from the seed) is never written through: the
 // vector goes to the next free name, which the run prints. FILE, which
 // the port may replace with a link, is never written through either. And
-// `fuzz --harness` runs from a folder whose name is not UTF-8.
+// `fuzz --harness` runs from a folder whose name is not UTF-8. Its
+// reports (--report junit=FILE, json=FILE) go only to a regular file:
+// never through a link, never into a FIFO (which would hang the run) or a
+// device (SPEC.md §6.1, reports.md).
 #include "conform/runner/subprocess.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace agent_session::conform::runner {
@@ -104,6 +108,51 @@ TEST_F(FuzzLinks, HarnessModeRunsFromAFolderNamedInBytesThatAreNotUtf8) {
                                       "", 120s);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;
+}
+
+// Each report kind at a path that is not a regular file: a link to a file
+// of ours, a FIFO nobody reads, a device. The run refuses it in one line
+// and exits 3, both when nothing differed (agent-session itself) and when
+// the port differs (the report is the runner's run of the vector). The
+// run's own limit only turns a hang into a failure; no time is asserted.
+TEST_F(FuzzLinks, AReportIsWrittenOnlyToARegularFileNeverThroughALinkOrIntoAFifoOrDevice) {
+  const fs::path link = dir_ / "link", fifo = dir_ / "fifo";
+  fs::create_symlink(dir_ / "target" / "victim", link);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const struct {
+    fs::path path;
+    const char* why;
+  } refused[] = {{link, "it is a symbolic link"}, {fifo, "it is a FIFO"}, {"/dev/null", "it is a character device"}};
+  for (const auto& port : {std::vector<std::string>{AGENT_SESSION_CLI}, kWrongPort}) {
+    for (const char* kind : {"junit", "json"}) {
+      for (const auto& target : refused) {
+        const std::string shown = port.front() + " " + kind + "=" + target.path.string();
+        std::vector<std::string> argv = {AGENT_SESSION_CONFORM,
+                                         "fuzz",
+                                         "--seed",
+                                         "7",
+                                         "--runs",
+                                         "3",
+                                         "--shrink-time",
+                                         "1",
+                                         "--out",
+                                         (dir_ / "out").string(),
+                                         "--report",
+                                         std::string(kind) + "=" + target.path.string(),
+                                         "--"};
+        argv.insert(argv.end(), port.begin(), port.end());
+        const ProcessResult r = run_process(argv, "", 60s);
+        EXPECT_EQ(r.end, ProcessEnd::exited) << shown << ": " << describe_end(r, 60s);
+        EXPECT_EQ(r.exit_code, 3) << shown << ": " << r.out << r.err;
+        const std::string line = "cannot write the " + std::string(kind) + " report '" + target.path.string() +
+                                 "': " + target.why + ", not a regular file";
+        EXPECT_NE(r.err.find(line), std::string::npos) << shown << ": " << r.err;
+        expect_untouched();
+        EXPECT_TRUE(fs::is_symlink(link)) << shown;
+        EXPECT_TRUE(fs::is_fifo(fifo)) << shown;
+      }
+    }
+  }
 }
 
 }  // namespace

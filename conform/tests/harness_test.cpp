@@ -68,7 +68,7 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
       {{"check", "-"}, std::string(kNulInContent, sizeof kNulInContent - 1)},
       {{"check", (dir / "absent.jsonl").string()}, ""},
       {{"check", dir.string()}, ""},
-      {{"frobnicate"}, ""},
+      {{"frobnicate", "-"}, ""},
       {{"trim", "--max-chars", "", "-"}, ""},
       {{"append", "-"}, two},
   };
@@ -107,17 +107,17 @@ TEST(HarnessCommand, OurCliAnswersEveryCommandAsItsExecModeDoes) {
   expect_same_as_exec({AGENT_SESSION_CLI}, {AGENT_SESSION_CLI});
 }
 
-// A run of anything but the port's own commands (SPEC.md §6) is answered
-// as an unknown command and never dispatched: neither another harness nor
-// `conform -- sh ...` (argument_forms_test.cpp has the rest of the class).
+// A run of anything but SPEC.md §6.1's forms is an error answer and never
+// dispatched: neither another harness nor `conform -- sh ...`
+// (argument_forms_test.cpp has the rest of the class).
 TEST(HarnessCommand, ARunOfHarnessItselfIsRefused) {
   HarnessClient port({{AGENT_SESSION_CLI}, kTimeout, 1 << 20, ""});
   ASSERT_EQ(port.start(), std::nullopt);
   EXPECT_EQ(port.port().name, "agent-session");
   const auto r = port.run({"harness"}, "");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "agent-session: unknown command 'harness' (a harness run takes check, estimate, canon, trim, append)\n");
+  EXPECT_EQ(r.end, ProcessEnd::harness_failure);
+  EXPECT_NE(r.error.find("argv word 1 'harness': not one of SPEC.md §6.1's argument forms"), std::string::npos)
+      << r.error;
   EXPECT_EQ(port.run({"check", "-"}, "{\"role\":\"user\",\"content\":\"hi\"}\n").out, "1 messages\n");
 }
 

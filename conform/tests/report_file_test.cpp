@@ -38,7 +38,10 @@ std::string file_text(const fs::path& path) {
 // is one line naming the path and why, and exit 3, the other report still
 // written. The run's limit only turns a hang into a failure.
 TEST_F(FakeVectors, AReportIsWrittenOnlyToARegularFileNeverThroughALinkOrIntoAFifoOrDevice) {
-  add("y_one", "{}\n", kOneMessage);
+  // The vectors in a folder of their own: what the test plants is beside it.
+  const fs::path vectors = dir_ / "vectors";
+  add("vectors/y_one", "{}\n", kOneMessage);
+  std::ofstream(vectors / "VERSION") << "1.0.0\n";  // no warning on standard error
   const auto port = shell_port("printf '1 messages\\n'");
   std::ofstream(dir_ / "victim") << "untouched\n";
   const fs::path link = dir_ / "link", fifo = dir_ / "fifo", folder = dir_ / "folder";
@@ -58,7 +61,7 @@ TEST_F(FakeVectors, AReportIsWrittenOnlyToARegularFileNeverThroughALinkOrIntoAFi
     for (const auto& target : refused) {
       fs::remove(written);
       const auto r = conform_binary(
-          dir_, port,
+          vectors, port,
           {"--report", std::string(kind) + "=" + target.path.string(), "--report", other + "=" + written.string()});
       EXPECT_EQ(r.exit_code, 3) << kind << " " << target.path << ": " << r.err;
       EXPECT_EQ(r.err, "agent-session-conform: cannot write the " + std::string(kind) + " report '" +
@@ -74,7 +77,7 @@ TEST_F(FakeVectors, AReportIsWrittenOnlyToARegularFileNeverThroughALinkOrIntoAFi
   // A regular file there is replaced whole: nothing of its old bytes stays.
   const fs::path old = dir_ / "old.json";
   std::ofstream(old) << std::string(100000, 'x');
-  const auto r = conform(dir_, port, {"--report", "json=" + old.string()});
+  const auto r = conform(vectors, port, {"--report", "json=" + old.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(file_text(old)).at("summary").at("passed"), 1);
 }

@@ -80,16 +80,17 @@ std::optional<std::string> run_argv_problem(const std::vector<std::string>& argv
     if (n == form.size() && n == argv.size()) return std::nullopt;
     best = std::max(best, n);
   }
-  std::string where;
+  // The refused word first: a client may show only the start of the line.
+  std::string lead;
   if (argv.empty()) {
-    where = "no command";
+    lead = "no command";
   } else if (best == argv.size()) {
-    where = "no FILE after " + shown(argv).substr(0, shown(argv).rfind(" ("));
+    lead = "no FILE after " + shown(argv).substr(0, shown(argv).rfind(" ("));
   } else {
-    where = "word " + std::to_string(best + 1) + " '" + argv[best].substr(0, 60) + "' fits none of them there";
+    lead = "argv word " + std::to_string(best + 1) + " '" + argv[best].substr(0, 60) + "'";
   }
-  return base::terminal_line("argv " + shown(argv) + " is not one of SPEC.md §6.1's argument forms (" +
-                             std::string(kForms) + "): " + where + "; never run");
+  return base::terminal_line(lead + ": not one of SPEC.md §6.1's argument forms (" + std::string(kForms) +
+                             "), never run: argv " + shown(argv));
 }
 
 }  // namespace agent_session::harness

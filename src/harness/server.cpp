@@ -2,6 +2,7 @@
 
 #include "base/descriptor.hpp"
 #include "base/printable.hpp"
+#include "harness/argument_forms.hpp"
 #include "harness/base64.hpp"
 #include "harness/untrusted_json.hpp"
 
@@ -60,10 +61,10 @@ HarnessRun in_directory(const std::string& cwd, const std::vector<std::string>& 
   return result;
 }
 
-// A run whose command is not one of the port's own (SPEC.md §6: what
-// `start` listed) is answered as exec mode answers an unknown command,
-// exit 2, and never dispatched: a request cannot make a harness run the
-// rest of a program (`agent-session conform -- sh ...`).
+// A run of one of SPEC.md §6.1's forms whose command is not one of the
+// port's own (what `start` listed: `frobnicate FILE`, or `append FILE` on a
+// port without it) is answered as exec mode answers an unknown command,
+// exit 2, and never dispatched (harness.md §3 "run").
 std::optional<HarnessRun> not_a_port_command(const std::vector<std::string>& argv, const HarnessPort& port) {
   if (!argv.empty() && std::find(port.commands.begin(), port.commands.end(), argv.front()) != port.commands.end()) {
     return std::nullopt;
@@ -134,9 +135,14 @@ Answer answer_run(const json& request, const HarnessPort& port, const HarnessRun
     }
     cwd = given.get<std::string>();
   }
+  auto words = argv.get<std::vector<std::string>>();
+  // The whole argv, not its first word: the runner sends only SPEC.md
+  // §6.1's forms, so anything else is a request we cannot take (an error
+  // answer naming the word), never a run: `check - conform -- sh -c ...`
+  // must not reach a port as seven words.
+  if (const auto problem = run_argv_problem(words)) return error("run request: " + *problem, number);
   HarnessRun result;
   try {
-    const auto words = argv.get<std::vector<std::string>>();
     const auto refused = not_a_port_command(words, port);
     result = refused ? *refused : in_directory(cwd, words, *input, run);
   } catch (const std::exception& problem) {

@@ -34,8 +34,9 @@ using HarnessRunFunction = std::function<HarnessRun(const std::vector<std::strin
 // A `start` of another protocol is answered with an error and returns 1;
 // any other request it cannot take (not JSON, not an object, an unknown
 // op, a missing or ill-typed field, base64 that does not decode, a cwd
-// that is empty or holds a NUL) is answered with an error (its seq when it
-// has one) and serving goes on. A run's `cwd` (a relative one against the
+// that is empty or holds a NUL, an argv that is not one of SPEC.md §6.1's
+// forms followed by FILE: argument_forms.hpp) is answered with an error
+// (its seq when it has one) and serving goes on; `run` never sees it. A run's `cwd` (a relative one against the
 // directory the server started in) is entered for the run and left after
 // it; one that cannot be entered is that run's exit 3. Returns 3 when
 // `out` fails.
