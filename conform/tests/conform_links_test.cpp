@@ -120,6 +120,47 @@ TEST_F(LinkedVectors, ALinkedVersionIsNoVersionAndItsTargetIsNeverRead) {
   EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
 }
 
+// A hard link is not the vector's own file either: input.jsonl,
+// expect.json or VERSION linked to a secret elsewhere (st_nlink 2) makes
+// the vector unusable, or the vectors versionless, and nothing of the
+// secret is read or printed; so does a FILE the port left hard-linked.
+TEST_F(LinkedVectors, AHardLinkedInputExpectOrVersionIsRefusedAndItsTargetIsNeverRead) {
+  add("y_good", "{}\n", R"({"checks":[{"args":["canon"],"exit":0,"stdout":"{}\n"}]})");
+  add("y_input_secret", "", kOneMessage);
+  fs::remove(dir_ / "y_input_secret" / "input.jsonl");
+  fs::create_hard_link(outside_ / "secret.jsonl", dir_ / "y_input_secret" / "input.jsonl");
+  add("y_expect_secret", "{}\n", "");
+  fs::remove(dir_ / "y_expect_secret" / "expect.json");
+  fs::create_hard_link(outside_ / "secret.json", dir_ / "y_expect_secret" / "expect.json");
+  auto r = conform_binary(dir_, kEchoPort, reports());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_expect_secret: unusable vector: expect.json has 2 links: a vector's files are its own\n"
+            "FAIL y_input_secret: unusable vector: input.jsonl has 2 links: a vector's files are its own\n"
+            "1 passed, 2 failed\n");
+  EXPECT_EQ(everything(r).find(kSecret), std::string::npos) << everything(r);
+
+  std::ofstream(outside_ / "secret.version") << kSecret << "\n";
+  fs::create_hard_link(outside_ / "secret.version", dir_ / "VERSION");
+  r = conform_binary(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
+                       "' have no version: VERSION has 2 links: a vector's files are its own\n");
+  EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
+}
+
+TEST_F(LinkedVectors, AFileThePortLeftHardLinkedFailsItsFileCheckUnread) {
+  add("y_append", "a\n", R"({"checks":[{"args":["append"],"stdin":"b\n","exit":0,"file_after":"a\nb\n"}]})");
+  const std::string secret = (outside_ / "secret.jsonl").string();
+  const auto r = conform_binary(dir_, shell_port("cat > /dev/null; rm -f \"$2\"; ln '" + secret + "' \"$2\""),
+                                reports());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_append (append FILE): after the run, FILE has 2 links: the runner reads no file that is also "
+            "elsewhere\n0 passed, 1 failed\n");
+  EXPECT_EQ(everything(r).find(kSecret), std::string::npos) << everything(r);
+}
+
 // A file check's FILE after the run is read through its folder's
 // descriptor, never through a link and never blocking.
 TEST_F(LinkedVectors, APortThatTurnsFileIntoALinkOrAFifoFailsItsFileCheckNamed) {
