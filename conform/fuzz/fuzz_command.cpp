@@ -12,6 +12,7 @@
 #include "conform/fuzz/vector_out.hpp"
 #include "conform/runner/clean_ends.hpp"
 #include "conform/runner/conform_options.hpp"  // default_vectors_folder
+#include "conform/runner/temp_folder.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -24,7 +25,11 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace agent_session::conform::fuzz {
 namespace {
@@ -32,6 +37,13 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using base::terminal_safe;
+
+// A job's folder in fuzz's temporary folder: its path, for the port's
+// FILE, and the descriptor the runner writes FILE through.
+struct InputFolder {
+  fs::path path;
+  int fd = -1;
+};
 
 struct Difference {
   std::uint64_t index = 0;
@@ -60,9 +72,10 @@ class Fuzzer {
     int check_exit;
   };
   std::optional<std::pair<runner::Check, std::string>> differs(runner::PortRunner& port, const std::string& bytes,
-                                                               const fs::path& file, std::uint64_t seed,
+                                                               const InputFolder& folder, std::uint64_t seed,
                                                                const Same* same) {
-    write_input(file, bytes);
+    const fs::path file = folder.path / "input.jsonl";
+    write_input(folder.fd, file, bytes);
     std::vector<runner::Check> checks = reference_checks(file.string(), seed);
     if (same) {
       if (checks.front().exit != same->check_exit) return std::nullopt;
@@ -73,15 +86,14 @@ class Fuzzer {
     return std::pair{found->check, found->reason};
   }
 
-  void work(const fs::path& dir, std::uint64_t limit, Clock::time_point deadline) {
-    const fs::path file = dir / "input.jsonl";
+  void work(const InputFolder& dir, std::uint64_t limit, Clock::time_point deadline) {
     try {
       runner::PortRunner port(port_options_, timeout_);  // this job's own port in harness mode
       for (;;) {
         const std::uint64_t index = next_++;
         if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) return;
         const FuzzInput input = fuzz_input(seed_, index, vectors_);
-        auto found = differs(port, input.bytes, file, input_seed(seed_, index), nullptr);
+        auto found = differs(port, input.bytes, dir, input_seed(seed_, index), nullptr);
         ++done_;
         if (!found) continue;
         std::lock_guard lock(mutex_);
@@ -115,26 +127,26 @@ std::string lines_of(const std::string& bytes) {
 
 // Shrinks the difference, writes its vector and prints what was found;
 // returns the vector's name.
-std::string report(Fuzzer& fuzzer, const Difference& found, const fs::path& dir, std::ostream& out) {
+std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& dir, std::ostream& out) {
   const FuzzOptions& options = fuzzer.options_;
   const std::uint64_t seed = input_seed(fuzzer.seed_, found.index);
   out << "difference at input " << found.index << " (" << found.input.size() << " bytes, " << lines_of(found.input)
       << "): " << terminal_safe(shell_line(found.check.args)) << ": " << found.reason << '\n';
-  const fs::path file = dir / "input.jsonl";
-  write_input(file, found.input);
+  const fs::path file = dir.path / "input.jsonl";
+  write_input(dir.fd, file, found.input);
   const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
   runner::PortRunner runner(fuzzer.port_options_, fuzzer.timeout_);
   const ShrinkResult small = shrink(
       found.input,
-      [&](const std::string& candidate) { return fuzzer.differs(runner, candidate, file, seed, &same).has_value(); },
+      [&](const std::string& candidate) { return fuzzer.differs(runner, candidate, dir, seed, &same).has_value(); },
       {.max_tries = 5000, .deadline = deadline});
   const double took = std::chrono::duration<double>(Clock::now() - started).count();
   out << "shrunk to " << small.input.size() << " bytes, " << lines_of(small.input) << ", in " << small.tries
       << " tries (" << std::fixed << std::setprecision(1) << took << " s"
       << (small.exhausted ? ", stopped at its limit" : "") << ")\n";
-  const auto still = fuzzer.differs(runner, small.input, file, seed, nullptr);
+  const auto still = fuzzer.differs(runner, small.input, dir, seed, nullptr);
   FoundVector vector;
   // Its folder first, made exclusively (vector_out.hpp): the name the
   // reproduce lines and the reports give is the one it got.
@@ -186,11 +198,25 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     const auto deadline =
         options.time_seconds ? started + std::chrono::milliseconds(static_cast<long long>(*options.time_seconds * 1000))
                              : Clock::time_point::max();
-    std::vector<std::thread> jobs;
+    // Each job's folder made and opened relative to temp's descriptor,
+    // and written through its own: never through a path a port could
+    // have turned into a link (runner/temp_folder.hpp).
+    std::vector<base::Fd> held;
+    std::vector<InputFolder> dirs;
     for (unsigned j = 0; j < options.jobs; ++j) {
-      const fs::path dir = temp.path() / ("job" + std::to_string(j));
-      fs::create_directory(dir);
-      jobs.emplace_back([&fuzzer, dir, limit, deadline] { fuzzer.work(dir, limit, deadline); });
+      const std::string name = "job" + std::to_string(j);
+      if (::mkdirat(temp.fd(), name.c_str(), 0700) != 0) {
+        throw std::system_error(errno, std::generic_category(), "cannot make " + (temp.path() / name).string());
+      }
+      held.emplace_back(::openat(temp.fd(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (held.back().get() < 0) {
+        throw std::system_error(errno, std::generic_category(), "cannot open " + (temp.path() / name).string());
+      }
+      dirs.push_back({temp.path() / name, held.back().get()});
+    }
+    std::vector<std::thread> jobs;
+    for (const InputFolder& dir : dirs) {
+      jobs.emplace_back([&fuzzer, &dir, limit, deadline] { fuzzer.work(dir, limit, deadline); });
     }
     for (auto& job : jobs) job.join();
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -202,7 +228,7 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
       out << "no difference\n";
       return write_no_difference_reports(options, seed, fuzzer.done_, seconds, err) ? 0 : 3;
     }
-    const std::string name = report(fuzzer, *fuzzer.first_, temp.path() / "job0", out);
+    const std::string name = report(fuzzer, *fuzzer.first_, dirs.front(), out);
     if (options.reports.empty()) return 1;
     const int reported = report_difference(options, name, err);
     return reported == 3 ? 3 : 1;
@@ -231,7 +257,8 @@ int fuzz_main(const std::vector<std::string>& args, const std::string& program, 
     out << fuzz_help(program);
     return 0;
   }
-  return run_fuzz(options, out, err);
+  const int code = run_fuzz(options, out, err);
+  return runner::with_folders_left(code, program + " fuzz", err);
 }
 
 }  // namespace agent_session::conform::fuzz

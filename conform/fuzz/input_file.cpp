@@ -1,7 +1,6 @@
 #include "conform/fuzz/input_file.hpp"
 
 #include "base/descriptor.hpp"
-#include "conform/runner/vector_files.hpp"
 
 #include <cerrno>
 #include <system_error>
@@ -27,8 +26,9 @@ Fd open_regular(int folder, const fs::path& file) {
   struct stat info {};
   if (fd.get() >= 0 && ::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode)) return fd;
   fd.reset();
-  // A link (ELOOP), a FIFO (ENXIO: no reader), a folder (EISDIR), ...
-  if (::unlinkat(folder, name.c_str(), 0) != 0) runner::remove_tree(file);
+  // A link (ELOOP), a FIFO (ENXIO: no reader), a folder (EISDIR), ...:
+  // removed through the folder's descriptor, never through a path.
+  runner::remove_at(folder, name, true);
   fd.reset(::openat(folder, name.c_str(), flags | O_CREAT | O_EXCL, 0600));
   if (fd.get() < 0) throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
   return fd;
@@ -36,17 +36,11 @@ Fd open_regular(int folder, const fs::path& file) {
 
 }  // namespace
 
-void write_input(const fs::path& file, const std::string& bytes) {
+void write_input(int folder, const fs::path& file, const std::string& bytes) {
   const auto fail = [&file] {
     throw std::system_error(errno, std::generic_category(), "cannot write " + file.string());
   };
-  Fd folder;
-  try {
-    folder = runner::open_folder(file.parent_path());  // our own folder
-  } catch (const std::exception&) {
-    fail();
-  }
-  const Fd fd = open_regular(folder.get(), file);
+  const Fd fd = open_regular(folder, file);
   for (std::size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::pwrite(fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;

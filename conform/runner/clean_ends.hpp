@@ -1,7 +1,8 @@
 // How the kit's commands (conform, fuzz, exec-adapter) end on SIGINT,
 // SIGTERM or SIGHUP: every port they started is stopped with
 // its whole tree, every temporary folder they made is removed
-// (runner/temp_folder.hpp; one a port made unreadable too), and the
+// (runner/temp_folder.hpp; one a port made unreadable too, and a line
+// on standard error for one it could not remove), and the
 // process exits with 128 + the signal's number, as a shell reports a
 // command a signal ended. Without it the default action ended the process
 // at once: no process was left (each supervisor dies with its thread),

@@ -4,6 +4,7 @@
 #include "conform/runner/clean_ends.hpp"
 #include "conform/runner/conform.hpp"
 #include "conform/runner/exec_adapter.hpp"
+#include "conform/runner/temp_folder.hpp"
 
 #include "base/printable.hpp"
 
@@ -239,7 +240,8 @@ int conform_main(const std::vector<std::string>& args, std::string_view program,
     out.flush();
     return 0;
   }
-  return run_conformance(options, out, err);
+  const int code = run_conformance(options, out, err);
+  return with_folders_left(code, program, err);
 }
 
 }  // namespace agent_session::conform::runner

@@ -36,8 +36,9 @@ CheckFile::~CheckFile() = default;
 std::string CheckFile::path() const { return folder_ ? (folder_->path() / kFileName).string() : std::string("-"); }
 
 // FILE is read through the folder's descriptor, without following a link
-// and without blocking: a port that made FILE a link (to a secret) or a
-// FIFO fails the check, named, and nothing outside the folder is read.
+// and without blocking: a port that made FILE a link (to a secret; a hard
+// link too) or a FIFO fails the check, named, and nothing outside the
+// folder is read (SPEC.md §6.1).
 std::optional<std::string> CheckFile::judge_after() const {
   if (!folder_) return std::nullopt;
   struct stat info {};
@@ -53,7 +54,7 @@ std::optional<std::string> CheckFile::judge_after() const {
   }
   std::string actual;
   try {
-    actual = read_file_at(folder_->fd(), kFileName, "FILE");
+    actual = read_file_at(folder_->fd(), kFileName, "FILE", "the runner reads no file that is also elsewhere");
   } catch (const std::runtime_error& problem) {
     return std::string("after the run, ") + problem.what();
   }

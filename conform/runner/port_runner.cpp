@@ -31,10 +31,17 @@ bool names_a_path(const std::string& word) {
   return ::stat(word.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-// Removes a run's folder when the run is over, however it ended.
+// Removes a run's folder when the run is over, however it ended: by its
+// name in the job's folder, through the descriptor the runner holds of
+// that (a port that renamed a folder on the way and put a link in its
+// place leads the removal nowhere else), and the job's folder made
+// writable again if the port took that away (runner/temp_folder.hpp).
+// What is left goes with the job's folder.
 struct RunFolder {
-  fs::path path;
-  ~RunFolder() { remove_tree(path); }
+  const TempFolder& job;
+  std::string name;
+  fs::path path() const { return job.path() / name; }
+  ~RunFolder() { remove_at(job.fd(), name, true); }
 };
 
 }  // namespace
@@ -68,11 +75,11 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
       throw std::system_error(errno, std::generic_category(), "cannot make " + (job_->path() / name).string());
     }
   }
-  const RunFolder folder{job_->path() / name};
+  const RunFolder folder{*job_, name};
   if (!options_.harness || !all_utf8(args)) {
     std::vector<std::string> argv = command_;
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, input, timeout_, options_.max_output, folder.path.string());
+    return run_process(argv, input, timeout_, options_.max_output, folder.path().string());
   }
   if (!harness_) {
     harness_.emplace(HarnessSettings{command_, timeout_, options_.max_output, job_->path().string()});

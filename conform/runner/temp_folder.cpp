@@ -1,10 +1,15 @@
 #include "conform/runner/temp_folder.hpp"
 
+#include "base/printable.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <ostream>
+#include <random>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -29,9 +34,38 @@ std::mutex& list_mutex() {
   static auto* mutex = new std::mutex;
   return *mutex;
 }
-std::vector<fs::path>& listed() {
-  static auto* folders = new std::vector<fs::path>;
+std::vector<TempFolder*>& listed() {
+  static auto* folders = new std::vector<TempFolder*>;
   return *folders;
+}
+
+// What could not be removed, for take_removal_problems.
+std::mutex& problems_mutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+std::vector<std::string>& problems() {
+  static auto* lines = new std::vector<std::string>;
+  return *lines;
+}
+
+void note_problem(std::string line) noexcept {
+  try {
+    const std::lock_guard lock(problems_mutex());
+    problems().push_back(std::move(line));
+  } catch (...) {  // out of memory: the folder stays unsaid
+  }
+}
+
+// Gives the owner read, write and search on the folder `fd` is open on (an
+// O_PATH descriptor included, through /proc), never by name: a link put
+// in its place changes nothing, and nothing it names changes mode.
+void make_owner_writable(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || (info.st_mode & S_IRWXU) == S_IRWXU) return;
+  if (::fchmod(fd, S_IRWXU) == 0 || errno != EBADF) return;
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  ::chmod(self.c_str(), S_IRWXU);
 }
 
 bool is_folder(int at, const char* name) {
@@ -65,17 +99,21 @@ std::vector<std::string> empty_but_folders(int fd) {
 }
 
 // The folder `name` in `at` (nothing when it is not a folder, or cannot be
-// opened), made readable, writable and searchable first. The mode is set
-// through a descriptor of the folder itself, never by name: a link put in
-// its place is not followed, and nothing it names changes mode.
+// opened), made readable, writable and searchable (owner) through its
+// own descriptor: a port may have left it mode 000, or 500 (whose
+// entries then cannot be unlinked).
 Fd open_folder(int at, const char* name) {
   const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   Fd folder(::openat(at, name, flags));
-  if (folder.get() >= 0 || errno != EACCES) return folder;
+  if (folder.get() >= 0) {
+    make_owner_writable(folder.get());
+    return folder;
+  }
+  if (errno != EACCES) return folder;
   const Fd handle(::openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (handle.get() < 0) return folder;
+  make_owner_writable(handle.get());
   const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
-  ::chmod(self.c_str(), S_IRWXU);
   return Fd(::open(self.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 }
 
@@ -91,77 +129,127 @@ Identity identity(int fd) {
   return {info.st_dev, info.st_ino};
 }
 
+// Whether the folder `fd` is open on holds nothing.
+bool is_empty(int fd) {
+  Fd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  const std::unique_ptr<DIR, int (*)(DIR*)> stream(::fdopendir(copy.get()), ::closedir);
+  if (stream == nullptr) return false;
+  copy.release();
+  ::rewinddir(stream.get());
+  while (const dirent* entry = ::readdir(stream.get())) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") return false;
+  }
+  return true;
+}
+
+// Removes everything in the folder `top` is open on (readable, writable
+// and searchable already), through descriptors (remove_at). Whether it
+// is empty then.
+bool remove_contents(int top) {
+  // The way down, one folder a level: its name, which folder it is,
+  // and its sub-folders still to remove.
+  struct Level {
+    std::string name;
+    Identity id;
+    std::vector<std::string> folders;
+  };
+  Fd here(::fcntl(top, F_DUPFD_CLOEXEC, 0));
+  if (here.get() < 0) return false;
+  std::vector<Level> down;
+  down.push_back({"", identity(here.get()), empty_but_folders(here.get())});
+  while (!down.empty()) {
+    Level& level = down.back();
+    if (level.folders.empty()) {
+      if (down.size() == 1) break;
+      Fd up(::openat(here.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      // ".." is the folder we came from unless something moved this
+      // one meanwhile: then stop rather than remove elsewhere.
+      if (up.get() < 0 || !(identity(up.get()) == down[down.size() - 2].id)) break;
+      ::unlinkat(up.get(), level.name.c_str(), AT_REMOVEDIR);
+      here = std::move(up);
+      down.pop_back();
+      continue;
+    }
+    const std::string name = std::move(level.folders.back());
+    level.folders.pop_back();
+    Fd child = open_folder(here.get(), name.c_str());
+    if (child.get() < 0) continue;  // left: the folder above is not empty, and that is said
+    here = std::move(child);
+    down.push_back({name, identity(here.get()), empty_but_folders(here.get())});
+  }
+  return is_empty(top);
+}
+
+// unlinkat(parent, name, flags), once more after making `parent`
+// writable (owner) when it was not and `parent_is_ours`.
+bool unlink_in(int parent, const std::string& name, int flags, bool parent_is_ours) {
+  if (::unlinkat(parent, name.c_str(), flags) == 0) return true;
+  if (errno != EACCES || !parent_is_ours) return false;
+  make_owner_writable(parent);
+  return ::unlinkat(parent, name.c_str(), flags) == 0;
+}
+
+std::string random_letters(std::size_t count) {
+  static const char kLetters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 generator{std::random_device{}()};
+  std::uniform_int_distribution<std::size_t> pick(0, sizeof kLetters - 2);
+  std::string letters;
+  for (std::size_t i = 0; i < count; ++i) letters += kLetters[pick(generator)];
+  return letters;
+}
+
 }  // namespace
 
-bool remove_tree(const fs::path& path) noexcept {
+bool remove_at(int parent, const std::string& name, bool parent_is_ours) noexcept {
   try {
-    if (!is_folder(AT_FDCWD, path.c_str())) {
-      ::unlink(path.c_str());  // a file, or a link put in its place: the link, never what it names
+    Fd top = open_folder(parent, name.c_str());
+    if (top.get() < 0) {
+      // A file, or a link put in its place: the link, never what it names.
+      unlink_in(parent, name, 0, parent_is_ours);
     } else {
-      // The way down, one folder a level: its name, which folder it is,
-      // and its sub-folders still to remove.
-      struct Level {
-        std::string name;
-        Identity id;
-        std::vector<std::string> folders;
-      };
-      Fd here = open_folder(AT_FDCWD, path.c_str());
-      std::vector<Level> down;
-      if (here.get() >= 0) down.push_back({"", identity(here.get()), empty_but_folders(here.get())});
-      while (!down.empty()) {
-        Level& level = down.back();
-        if (level.folders.empty()) {
-          if (down.size() == 1) break;
-          Fd up(::openat(here.get(), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-          // ".." is the folder we came from unless something moved this
-          // one meanwhile: then stop rather than remove elsewhere.
-          if (up.get() < 0 || !(identity(up.get()) == down[down.size() - 2].id)) break;
-          ::unlinkat(up.get(), level.name.c_str(), AT_REMOVEDIR);
-          here = std::move(up);
-          down.pop_back();
-          continue;
-        }
-        const std::string name = std::move(level.folders.back());
-        level.folders.pop_back();
-        Fd child = open_folder(here.get(), name.c_str());
-        if (child.get() < 0) continue;  // left: the rmdir below fails and says so
-        here = std::move(child);
-        down.push_back({name, identity(here.get()), empty_but_folders(here.get())});
-      }
-      here.reset();
-      ::rmdir(path.c_str());
+      remove_contents(top.get());
+      top.reset();
+      unlink_in(parent, name, AT_REMOVEDIR, parent_is_ours);
     }
   } catch (...) {  // out of memory for names: what is left stays
   }
   struct stat info {};
-  return ::lstat(path.c_str(), &info) != 0 && errno == ENOENT;
+  return ::fstatat(parent, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
 }
 
-fs::path make_temp_folder(std::string_view prefix) {
-  std::error_code error;
-  fs::path temp = fs::temp_directory_path(error);
-  if (error) temp = "/tmp";
-  temp = fs::absolute(temp, error);  // a relative TMPDIR: the port runs elsewhere
-  std::string pattern = (temp / (std::string(prefix) + "XXXXXX")).string();
-  const std::lock_guard lock(list_mutex());
-  listed().reserve(listed().size() + 1);  // listing it cannot fail once it is made
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::system_error(errno, std::generic_category(), "cannot make a folder in " + temp.string());
+bool remove_tree(const fs::path& path) noexcept {
+  try {
+    const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    const Fd folder(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (folder.get() < 0) return false;
+    return remove_at(folder.get(), path.filename().string(), false);
+  } catch (...) {
+    return false;
   }
-  listed().emplace_back(pattern);
-  return listed().back();
 }
 
-void remove_temp_folder(const fs::path& folder) noexcept {
-  const std::lock_guard lock(list_mutex());
-  remove_tree(folder);
-  auto& folders = listed();
-  folders.erase(std::remove(folders.begin(), folders.end(), folder), folders.end());
+std::vector<std::string> take_removal_problems() {
+  const std::lock_guard lock(problems_mutex());
+  return std::exchange(problems(), {});
+}
+
+int with_folders_left(int code, std::string_view program, std::ostream& err) {
+  const std::vector<std::string> lines = take_removal_problems();
+  for (const std::string& line : lines) err << program << ": " << line << '\n';
+  return !lines.empty() && (code == 0 || code == 1) ? 3 : code;
 }
 
 void remove_every_temp_folder_for_good() noexcept {
   list_mutex().lock();  // never unlocked: the process exits holding it
-  for (const fs::path& folder : listed()) remove_tree(folder);
+  for (TempFolder* folder : listed()) folder->remove();
+  try {
+    for (const std::string& line : take_removal_problems()) {
+      const std::string text = "agent-session-conform: " + line + "\n";
+      [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text.data(), text.size());
+    }
+  } catch (...) {  // out of memory: the exit status still is no 0
+  }
 }
 
 void write_new_file_at(int folder, const std::string& name, std::string_view bytes, int mode) {
@@ -179,15 +267,73 @@ void write_new_file_at(int folder, const std::string& name, std::string_view byt
   }
 }
 
-TempFolder::TempFolder(const std::string& prefix) : path_(make_temp_folder(prefix + "-")) {
-  fd_.reset(::open(path_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd_.get() < 0) {
+TempFolder::TempFolder(const std::string& prefix) {
+  std::error_code error;
+  fs::path temp = fs::temp_directory_path(error);
+  if (error) temp = "/tmp";
+  temp = fs::absolute(temp, error);  // a relative TMPDIR: the port runs elsewhere
+  parent_.reset(::open(temp.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (parent_.get() < 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot open " + temp.string());
+  }
+  const std::lock_guard lock(list_mutex());
+  listed().reserve(listed().size() + 1);  // listing it cannot fail once it is made
+  for (int tries = 0;; ++tries) {
+    name_ = prefix + "-" + random_letters(6);
+    if (::mkdirat(parent_.get(), name_.c_str(), 0700) == 0) break;
+    if (errno != EEXIST || tries == 1000) {
+      throw std::system_error(errno, std::generic_category(), "cannot make a folder in " + temp.string());
+    }
+  }
+  path_ = temp / name_;
+  fd_.reset(::openat(parent_.get(), name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat info {};
+  if (fd_.get() < 0 || ::fstat(fd_.get(), &info) != 0) {
     const int opened = errno;
-    remove_temp_folder(path_);
+    ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR);
     throw std::system_error(opened, std::generic_category(), "cannot open " + path_.string());
   }
+  dev_ = info.st_dev;
+  ino_ = info.st_ino;
+  listed().push_back(this);
 }
 
-TempFolder::~TempFolder() { remove_temp_folder(path_); }
+TempFolder::~TempFolder() {
+  const std::lock_guard lock(list_mutex());
+  remove();
+  auto& folders = listed();
+  folders.erase(std::remove(folders.begin(), folders.end(), this), folders.end());
+}
+
+void TempFolder::remove() noexcept {
+  if (removed_) return;
+  removed_ = true;
+  try {
+    make_owner_writable(fd_.get());  // a port may have made it mode 500 or 000
+    const bool emptied = remove_contents(fd_.get());
+    struct stat there {};
+    const bool same = ::fstatat(parent_.get(), name_.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+                      there.st_dev == dev_ && there.st_ino == ino_;
+    if (same && ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR) == 0) return;
+    std::string why;
+    if (same) {
+      why = std::strerror(errno);
+    } else {
+      // Where it went, for the person who cleans up: the kernel's name of
+      // the folder fd_ is open on (informative only, never acted on).
+      char now[4096];
+      const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());
+      const ssize_t n = ::readlink(self.c_str(), now, sizeof now);
+      why = "the port moved it";
+      if (n > 0 && static_cast<std::size_t>(n) < sizeof now)
+        why += " to " + std::string(now, static_cast<std::size_t>(n));
+      why += emptied ? " (what was in it is removed; the empty folder is left there)"
+                     : " (not all that was in it could be removed)";
+    }
+    note_problem("cannot remove the temporary folder " + base::terminal_safe(path_.string()) + ": " +
+                 base::terminal_safe(why));
+  } catch (...) {  // out of memory: nothing more can be said
+  }
+}
 
 }  // namespace agent_session::conform::runner

@@ -33,11 +33,18 @@ const char* file_kind(mode_t mode) {
   vector_problem(shown + " is " + file_kind(mode) + ", not a regular file" + (S_ISLNK(mode) ? kNoLink : ""));
 }
 
-// The bytes of the open file `fd`: a regular file, at most kMaxVectorFile bytes.
-std::string read_opened(int fd, const std::string& shown) {
+// The bytes of the open file `fd`: a regular file, at most kMaxVectorFile
+// bytes, and, when `own` says why, with no other name (st_nlink 1): a
+// hard link is as much a way out of a folder as a symbolic one, and the
+// same file seen elsewhere (a secret, a file the port does not own) is
+// not this folder's data (SPEC.md §6.1).
+std::string read_opened(int fd, const std::string& shown, const char* own) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) vector_problem("cannot read " + shown + ": " + std::strerror(errno));
   if (!S_ISREG(info.st_mode)) not_regular(shown, info.st_mode);
+  if (own != nullptr && info.st_nlink > 1) {
+    vector_problem(shown + " has " + std::to_string(info.st_nlink) + " links: " + own);
+  }
   const auto too_large = [&](std::uintmax_t size) {
     vector_problem(shown + " holds " + std::to_string(size) + " bytes, more than the " +
                    std::to_string(kMaxVectorFile) + " a vector file may");
@@ -98,9 +105,9 @@ Fd open_vector_folder(const fs::path& dir) {
   return folder;
 }
 
-std::string read_file_at(int folder, const std::string& name, const std::string& shown) {
+std::string read_file_at(int folder, const std::string& name, const std::string& shown, const char* own) {
   const Fd file = open_for_reading(folder, name, shown, false);
-  return read_opened(file.get(), shown);
+  return read_opened(file.get(), shown, own);
 }
 
 std::string read_vector_file(const fs::path& dir, const std::string& name) {
@@ -110,7 +117,7 @@ std::string read_vector_file(const fs::path& dir, const std::string& name) {
 std::string read_named_file(const fs::path& path) {
   const std::string name = path.filename().string();
   const Fd file = open_for_reading(open_folder(path.parent_path()).get(), name, name, true);
-  return read_opened(file.get(), name);
+  return read_opened(file.get(), name, nullptr);  // the user's own file, wherever its other names are
 }
 
 // The vectors of `root`, in name order; `error` set when `root` cannot be

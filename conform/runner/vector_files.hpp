@@ -1,7 +1,8 @@
 // The files of `agent-session conform`'s vectors (corpus/conformance/README.md
 // "Layout"), read so that no vector can hang, flood or crash the runner,
 // and never through a link: a vector is data, and a link in it could point
-// anywhere (/proc/self/environ) whose bytes a FAIL line would then print.
+// anywhere (/proc/self/environ) whose bytes a FAIL line would then print;
+// nor a hard link: a file with another name elsewhere is not the vector's.
 #pragma once
 
 #include "base/descriptor.hpp"
@@ -49,22 +50,29 @@ base::Fd open_folder(const std::filesystem::path& path);
 // of the vectors folder").
 base::Fd open_vector_folder(const std::filesystem::path& dir);
 
+// Why a file read from a vector's folder must have no other name.
+inline constexpr const char* kVectorFilesOwn = "a vector's files are its own";
+
 // The bytes of `name` in the open folder `folder`, read without ever
 // blocking and never through a link: opened with O_NOFOLLOW (a link fails)
 // and O_NONBLOCK (a FIFO with no writer would block the open), then only a
-// regular file is read (the opened descriptor is checked, not the path),
-// and never more than kMaxVectorFile bytes. Throws std::runtime_error with
-// one line naming it `shown` ("input.jsonl is a FIFO, not a regular file",
-// "FILE is a symbolic link, not a regular file; the runner follows no link
-// out of a folder", "cannot open expect.json: Permission denied",
-// "input.jsonl holds N bytes, more than the 67108864 a vector file may").
-std::string read_file_at(int folder, const std::string& name, const std::string& shown);
+// regular file with no other name (a hard link has st_nlink > 1; `own`
+// says why that is refused) is read (the opened descriptor is checked,
+// not the path), and never more than kMaxVectorFile bytes. Throws
+// std::runtime_error with one line naming it `shown` ("input.jsonl is a
+// FIFO, not a regular file", "FILE is a symbolic link, not a regular
+// file; the runner follows no link out of a folder", "input.jsonl has 2
+// links: a vector's files are its own", "cannot open expect.json:
+// Permission denied", "input.jsonl holds N bytes, more than the 67108864
+// a vector file may").
+std::string read_file_at(int folder, const std::string& name, const std::string& shown,
+                         const char* own = kVectorFilesOwn);
 
 // read_file_at(open_vector_folder(dir), name, name): a file of a vector.
 std::string read_vector_file(const std::filesystem::path& dir, const std::string& name);
 
-// A file the user named (--skip-file): a link is followed, the rest as
-// read_file_at. Throws std::runtime_error naming it by its file name.
+// A file the user named (--skip-file): a link is followed, and a file
+// with other names read, the rest as read_file_at. Throws std::runtime_error naming it by its file name.
 std::string read_named_file(const std::filesystem::path& path);
 
 }  // namespace agent_session::conform::runner

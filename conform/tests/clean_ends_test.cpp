@@ -4,7 +4,9 @@
 // FILE's folder; nor does a run that ends on its own. The
 // binary runs as an unprivileged user when the test is root: root reads a
 // mode-000 folder anyway, which would hide the defect.
+#include "conform/runner/subprocess.hpp"
 #include "conform/runner/temp_folder.hpp"
+#include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -171,6 +173,63 @@ TEST(CleanEnds, AFolderAPortMadeUnreadableIsRemovedAtTheEndOfItsCheck) {
   const int status = wait_status(pid);
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);  // the port appends nothing
+  EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
+  conform::runner::remove_tree(tmpdir);
+}
+
+// A port that makes its working folder and a folder in it unwritable
+// (mode 500) before it runs agent-session: in exec mode and under fuzz
+// its folder is the run's, in harness mode the job's, where every run's
+// folder is made. Each is removed at the end, with all the port left in
+// it (runner/temp_folder.hpp), and the run passes. The binary runs as
+// nobody when the test is root (root writes in a mode-500 folder anyway);
+// the port checks that the mode binds it, so the test cannot pass with
+// permissions that change nothing.
+conform::runner::ProcessResult run_unwritable_port(const fs::path& tmpdir, const std::vector<std::string>& args) {
+  const fs::path dir = fs::temp_directory_path() / ("agent-session-clean-ends-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0755);
+  const fs::path script = dir / "unwritable-port.sh";
+  std::ofstream(script) << "mkdir a && touch a/f && chmod 500 a . || exit 98\n"
+                        << "if (: > probe) 2>/dev/null; then echo 'mode 500 binds nobody here' >&2; exit 99; fi\n"
+                        << "exec " << AGENT_SESSION_CLI << " \"$@\"\n";
+  ::chmod(script.c_str(), 0644);
+  ::chmod(tmpdir.c_str(), 0777);  // nobody makes its folders there
+  std::vector<std::string> argv = {"env", "TMPDIR=" + tmpdir.string()};
+  const auto as = test_support::unprivileged();
+  argv.insert(argv.end(), as.begin(), as.end());
+  argv.push_back(AGENT_SESSION_CLI);
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--", "sh", script.string()});
+  return conform::runner::run_process(argv, "", std::chrono::minutes(2));
+}
+
+TEST(CleanEnds, FoldersAPortMadeUnwritableAreRemovedInExecMode) {
+  const fs::path tmpdir = private_tmpdir("unwritable-exec");
+  const auto r =
+      run_unwritable_port(tmpdir, {"conform", "--vectors", kVectors.string(), "--only", "y_append_canonical_lines"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "1 passed, 0 failed\n");
+  EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
+  conform::runner::remove_tree(tmpdir);
+}
+
+TEST(CleanEnds, FoldersAPortMadeUnwritableAreRemovedInHarnessMode) {
+  const fs::path tmpdir = private_tmpdir("unwritable-harness");
+  const auto r = run_unwritable_port(
+      tmpdir, {"conform", "--vectors", kVectors.string(), "--only", "y_append_canonical_lines", "--harness"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "1 passed, 0 failed\n");
+  EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
+  conform::runner::remove_tree(tmpdir);
+}
+
+TEST(CleanEnds, FoldersAPortMadeUnwritableAreRemovedByFuzz) {
+  const fs::path tmpdir = private_tmpdir("unwritable-fuzz");
+  const auto r =
+      run_unwritable_port(tmpdir, {"conform", "fuzz", "--seed", "1", "--runs", "3", "--vectors", kVectors.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;
   EXPECT_EQ(left_in(tmpdir), std::vector<std::string>{});
   conform::runner::remove_tree(tmpdir);
 }

@@ -6,6 +6,7 @@
 // that turns FILE into a link or a FIFO fails its file check, named,
 // without the runner following or blocking; and a port that leaves
 // folders it made unreadable leaves no temporary folder behind.
+#include "conform/runner/subprocess.hpp"
 #include "conform/runner/temp_folder.hpp"
 #include "support/fake_vectors.hpp"
 
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,6 +122,47 @@ TEST_F(LinkedVectors, ALinkedVersionIsNoVersionAndItsTargetIsNeverRead) {
   EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
 }
 
+// A hard link is not the vector's own file either: input.jsonl,
+// expect.json or VERSION linked to a secret elsewhere (st_nlink 2) makes
+// the vector unusable, or the vectors versionless, and nothing of the
+// secret is read or printed; so does a FILE the port left hard-linked.
+TEST_F(LinkedVectors, AHardLinkedInputExpectOrVersionIsRefusedAndItsTargetIsNeverRead) {
+  add("y_good", "{}\n", R"({"checks":[{"args":["canon"],"exit":0,"stdout":"{}\n"}]})");
+  add("y_input_secret", "", kOneMessage);
+  fs::remove(dir_ / "y_input_secret" / "input.jsonl");
+  fs::create_hard_link(outside_ / "secret.jsonl", dir_ / "y_input_secret" / "input.jsonl");
+  add("y_expect_secret", "{}\n", "");
+  fs::remove(dir_ / "y_expect_secret" / "expect.json");
+  fs::create_hard_link(outside_ / "secret.json", dir_ / "y_expect_secret" / "expect.json");
+  auto r = conform_binary(dir_, kEchoPort, reports());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_expect_secret: unusable vector: expect.json has 2 links: a vector's files are its own\n"
+            "FAIL y_input_secret: unusable vector: input.jsonl has 2 links: a vector's files are its own\n"
+            "1 passed, 2 failed\n");
+  EXPECT_EQ(everything(r).find(kSecret), std::string::npos) << everything(r);
+
+  std::ofstream(outside_ / "secret.version") << kSecret << "\n";
+  fs::create_hard_link(outside_ / "secret.version", dir_ / "VERSION");
+  r = conform_binary(dir_, {}, {"--version"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
+                       "' have no version: VERSION has 2 links: a vector's files are its own\n");
+  EXPECT_EQ((r.out + r.err).find(kSecret), std::string::npos) << r.out << r.err;
+}
+
+TEST_F(LinkedVectors, AFileThePortLeftHardLinkedFailsItsFileCheckUnread) {
+  add("y_append", "a\n", R"({"checks":[{"args":["append"],"stdin":"b\n","exit":0,"file_after":"a\nb\n"}]})");
+  const std::string secret = (outside_ / "secret.jsonl").string();
+  const auto r =
+      conform_binary(dir_, shell_port("cat > /dev/null; rm -f \"$2\"; ln '" + secret + "' \"$2\""), reports());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(without_reproduce(r.out),
+            "FAIL y_append (append FILE): after the run, FILE has 2 links: the runner reads no file that is also "
+            "elsewhere\n0 passed, 1 failed\n");
+  EXPECT_EQ(everything(r).find(kSecret), std::string::npos) << everything(r);
+}
+
 // A file check's FILE after the run is read through its folder's
 // descriptor, never through a link and never blocking.
 TEST_F(LinkedVectors, APortThatTurnsFileIntoALinkOrAFifoFailsItsFileCheckNamed) {
@@ -161,6 +204,106 @@ TEST_F(FakeVectors, APortLeavingUnreadableFoldersAndFilesBesideFileLeavesNoTempo
   std::error_code error;
   EXPECT_FALSE(fs::exists(folder, error)) << folder;
   if (fs::exists(folder, error)) conform::runner::remove_tree(folder);
+}
+
+// A port that moves one of the runner's temporary folders away and puts
+// a link to a folder outside in its place: what the runner removes, it
+// removes through the descriptors it holds (runner/temp_folder.hpp), so
+// the folder outside keeps all it holds, the moved folder is emptied,
+// and the run names the folder it could not remove and does not exit 0.
+class MovedTemporaryFolder : public FakeVectors {
+ protected:
+  void SetUp() override {
+    FakeVectors::SetUp();
+    tmpdir_ = dir_.string() + "-tmp";
+    victim_ = dir_.string() + "-victim";
+    fs::remove_all(tmpdir_);
+    fs::remove_all(victim_);
+    fs::create_directories(tmpdir_);
+    for (int i = 1; i <= 5; ++i) {
+      fs::create_directories(victim_ / ("run-" + std::to_string(i)));
+      std::ofstream(victim_ / ("run-" + std::to_string(i)) / "keep") << "x";
+    }
+    std::ofstream(victim_ / "keep") << "x";
+    kept_ = tree(victim_);
+  }
+  void TearDown() override {
+    fs::remove_all(tmpdir_);
+    fs::remove_all(victim_);
+    FakeVectors::TearDown();
+  }
+  static std::set<std::string> tree(const fs::path& folder) {
+    std::set<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+      names.insert(fs::relative(entry.path(), folder).string());
+    }
+    return names;
+  }
+  // The runner with TMPDIR set to tmpdir_.
+  ConformRun run(const std::vector<std::string>& command, const std::vector<std::string>& options = {}) {
+    const auto r = conform_binary(dir_, command, options, {"env", "TMPDIR=" + tmpdir_.string()});
+    return r;
+  }
+  // What the port moved (FOLDER.moved in TMPDIR) holds nothing, the
+  // folder outside holds what it held, and the run said which folder it
+  // could not remove.
+  void expect_contained(const ConformRun& r, const std::string& prefix) {
+    EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(tree(victim_), kept_);
+    std::vector<fs::path> moved;
+    for (const auto& entry : fs::directory_iterator(tmpdir_)) {
+      if (entry.path().extension() == ".moved") moved.push_back(entry.path());
+    }
+    ASSERT_EQ(moved.size(), 1u) << r.out << r.err;
+    EXPECT_TRUE(fs::is_empty(moved[0])) << moved[0];
+    const std::string original = moved[0].parent_path() / moved[0].stem();
+    EXPECT_NE(original.find(prefix), std::string::npos) << original;
+    EXPECT_NE(r.err.find("agent-session-conform: cannot remove the temporary folder " + original + ": "),
+              std::string::npos)
+        << r.err;
+  }
+  fs::path tmpdir_, victim_;
+  std::set<std::string> kept_;
+};
+
+const std::string kHiLine = "{\"role\":\"user\",\"content\":\"hi\"}\n";
+
+TEST_F(MovedTemporaryFolder, ExecModeRemovesNothingThroughALinkToTheJobFolder) {
+  add("y_one", kHiLine, kOneMessage);
+  // Exec mode starts each run in JOB/run-N: its first run moves JOB.
+  const std::string port =
+      "d=$(pwd -P); j=${d%/*}; case $j in *.moved) ;; */agent-session-conform-job-*) "
+      "[ -L \"$j\" ] || { mv \"$j\" \"$j.moved\" && ln -s '" +
+      victim_.string() +
+      "' \"$j\"; };; "
+      "esac; exec " +
+      std::string(AGENT_SESSION_CLI) + " \"$@\"";
+  const auto r = run(shell_port(port));
+  expect_contained(r, "agent-session-conform-job-");
+}
+
+TEST_F(MovedTemporaryFolder, HarnessModeRemovesNothingThroughALinkToTheJobFolder) {
+  add("y_one", kHiLine, kOneMessage);
+  add("y_two", kHiLine, kOneMessage);
+  // Harness mode starts the port in JOB itself.
+  const std::string port = "[ \"$1\" = harness ] && { d=$(pwd -P); mv \"$d\" \"$d.moved\" && ln -s '" +
+                           victim_.string() + "' \"$d\"; }; exec " + std::string(AGENT_SESSION_CLI) + " \"$@\"";
+  const auto r = run(shell_port(port), {"--harness"});
+  EXPECT_NE(r.out.find("2 passed, 0 failed\n"), std::string::npos) << r.out << r.err;
+  expect_contained(r, "agent-session-conform-job-");
+}
+
+TEST_F(MovedTemporaryFolder, AFileCheckRemovesNothingThroughALinkToFilesFolder) {
+  add("y_append", kHiLine,
+      R"({"checks":[{"args":["append"],"stdin":"{\"role\":\"user\",\"content\":\"hi\"}\n",)"
+      R"("exit":0,"file_after":"{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"user\",)"
+      R"(\"content\":\"hi\"}\n"}]})");
+  const std::string port = std::string(AGENT_SESSION_CLI) +
+                           " \"$@\"; s=$?; f=${2%/*}; mv \"$f\" \"$f.moved\" && ln -s '" + victim_.string() +
+                           "' \"$f\"; exit $s";
+  const auto r = run(shell_port(port));
+  EXPECT_NE(r.out.find("1 passed, 0 failed\n"), std::string::npos) << r.out << r.err;
+  expect_contained(r, "agent-session-conform-file-");
 }
 
 // remove_tree itself, as the owner: a folder tree 3,000 deep (more than
