@@ -144,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fs::path file = port.dir->path() / "input.jsonl";
   const std::uint64_t seed = seed_of(data, size);
   try {
-    write_input(file, input);
+    write_input(port.dir->fd(), file, input);
     if (const auto found = first_mismatch(*port.runner, reference_checks(file.string(), seed), file, port.timeout)) {
       report(port, input, file, seed, *found);
       std::abort();

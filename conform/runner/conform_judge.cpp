@@ -1,6 +1,7 @@
 #include "conform/runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
+#include "conform/runner/text_search.hpp"
 #include "harness/argument_forms.hpp"
 #include "harness/base64.hpp"
 #include "harness/untrusted_json.hpp"
@@ -25,14 +26,38 @@ using harness::UntrustedJson;
 
 }  // namespace
 
-std::string printable(std::string_view text) { return "\"" + terminal_safe(text) + "\""; }
+namespace {
+
+// The first `limit` bytes of `text`, fewer rather than a UTF-8 character
+// cut in two.
+std::string_view cut(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t end = limit;
+  for (int back = 0; back < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++back) --end;
+  if ((static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) end = limit;  // not UTF-8: bytes, then
+  return text.substr(0, end);
+}
+
+std::string in_all(std::string_view text, std::size_t limit) {
+  return text.size() > limit ? "... (" + std::to_string(text.size()) + " bytes in all)" : "";
+}
+
+}  // namespace
+
+std::string shown(std::string_view text, std::size_t limit) {
+  return terminal_safe(cut(text, limit)) + in_all(text, limit);
+}
+
+std::string printable(std::string_view text, std::size_t limit) {
+  return "\"" + terminal_safe(cut(text, limit)) + "\"" + in_all(text, limit);
+}
 
 std::string excerpt(std::string_view text, std::size_t from, std::size_t limit) {
   from = std::min(from, text.size());
-  std::string shown = printable(text.substr(from, limit));
-  if (from > 0) shown.insert(0, "...");
-  if (from + limit < text.size()) shown += "...";
-  return shown;
+  std::string part = printable(text.substr(from, limit), limit);
+  if (from > 0) part.insert(0, "...");
+  if (from + limit < text.size()) part += "...";
+  return part;
 }
 
 std::string describe_difference(const std::string& what, const std::string& expected, const std::string& actual) {
@@ -220,13 +245,14 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
   return std::nullopt;
 }
 
-bool contains_error(const std::string& stderr_text, const std::string& expected) {
-  if (expected.empty()) return false;
-  for (auto at = stderr_text.find(expected); at != std::string::npos; at = stderr_text.find(expected, at + 1)) {
-    const std::string_view rest = std::string_view(stderr_text).substr(at + expected.size(), 2);
-    if (rest.empty() || rest[0] == '\n' || rest == ": ") return true;
-  }
-  return false;
+bool contains_error(std::string_view stderr_text, std::string_view expected, std::size_t* comparisons) {
+  return find_each(
+      stderr_text, expected,
+      [&](std::size_t at) {
+        const std::string_view rest = stderr_text.substr(at + expected.size(), 2);
+        return rest.empty() || rest[0] == '\n' || rest == ": ";
+      },
+      comparisons);
 }
 
 }  // namespace agent_session::conform::runner

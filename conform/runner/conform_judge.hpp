@@ -64,8 +64,20 @@ Vector missing_file_vector(const std::filesystem::path& missing);
 // byte escaped (terminal_safe).
 std::optional<std::string> judge(const Check& check, const ProcessResult& result, std::chrono::milliseconds timeout);
 
-// `text` in double quotes, escaped as terminal_safe does.
-std::string printable(std::string_view text);
+// How much of one untrusted text (a vector's expected error or argument
+// word, a port's output) a FAIL line or a report shows: its first 120
+// bytes, cut before it is escaped, so that what the runner prints and
+// keeps of a run stays small whatever the vector and the port hold
+// (SPEC.md §6.1).
+inline constexpr std::size_t kShownBytes = 120;
+
+// `text` escaped as terminal_safe does; past `limit` bytes, cut there
+// (never inside a UTF-8 character) and followed by "... (N bytes in all)".
+std::string shown(std::string_view text, std::size_t limit = kShownBytes);
+
+// `text` in double quotes, escaped and cut as `shown` does it:
+// "abc"... (5000 bytes in all).
+std::string printable(std::string_view text, std::size_t limit = kShownBytes);
 
 // At most `limit` bytes of `text` from `from`, printable, "..." marking cuts.
 std::string excerpt(std::string_view text, std::size_t from, std::size_t limit);
@@ -75,7 +87,9 @@ std::string excerpt(std::string_view text, std::size_t from, std::size_t limit);
 std::string describe_difference(const std::string& what, const std::string& expected, const std::string& actual);
 
 // Whether `stderr_text` contains `expected` followed by the end of a line
-// or by ": " (so that "line 1" never passes for "line 12").
-bool contains_error(const std::string& stderr_text, const std::string& expected);
+// or by ": " (so that "line 1" never passes for "line 12"), in time linear
+// in both (runner/text_search.hpp): `comparisons`, when not null, counts
+// the byte comparisons.
+bool contains_error(std::string_view stderr_text, std::string_view expected, std::size_t* comparisons = nullptr);
 
 }  // namespace agent_session::conform::runner

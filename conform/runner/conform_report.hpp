@@ -16,7 +16,9 @@ enum class Verdict { pass, fail, skip };
 
 // One run of one check: with FILE, or with `-` and the input on stdin.
 // Every text here is already escaped for a terminal (terminal_safe, or
-// shell_command's own escaping).
+// shell_command's own escaping) and cut: each untrusted part to its first
+// kShownBytes (runner/conform_judge.hpp), so that a run costs the reports
+// a few KiB whatever the vector holds (SPEC.md §6.1).
 struct CheckOutcome {
   std::size_t index = 0;           // of the check in expect.json
   std::vector<std::string> words;  // the check's arguments

@@ -23,14 +23,28 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// The outcome of one run of check `index`, before its verdict.
+// The outcome of one run of check `index`, before its verdict: what the
+// reports keep of every run, passed or not, so each word is cut before
+// it is escaped (kShownBytes).
 CheckOutcome new_outcome(const Check& check, std::size_t index, bool from_stdin) {
   CheckOutcome outcome;
   outcome.index = index;
-  for (const auto& word : check.args) outcome.words.push_back(terminal_safe(word));
+  for (const auto& word : check.args) outcome.words.push_back(shown(word));
   outcome.args = joined(outcome.words);
   outcome.from_stdin = from_stdin;
   return outcome;
+}
+
+// A reproduce command holds the check's words and standard input whole
+// (cut, it would run something else), so past kMaxReproduceBytes of them
+// the FAIL line says how to run the vector alone instead (SPEC.md §6.1).
+std::optional<std::string> too_long_to_reproduce(const Check& check, const std::string& vector_name) {
+  std::size_t bytes = check.stdin_bytes ? check.stdin_bytes->size() : 0;
+  for (const auto& word : check.args) bytes += word.size();
+  if (bytes <= kMaxReproduceBytes) return std::nullopt;
+  return "not shown: the check's arguments and standard input are " + std::to_string(bytes) + " bytes, more than the " +
+         std::to_string(kMaxReproduceBytes) + " a reproduce command holds; --only '" + vector_name +
+         "' runs this vector alone";
 }
 
 // Whether the vector's other runs are skipped after `result`: a run that
@@ -81,11 +95,15 @@ bool run_file_check(const Vector& vector, std::size_t index, const ConformOption
   if (verdict) {
     outcome.verdict = Verdict::fail;
     outcome.message = *verdict;
-    const bool absent = check.file_before != Check::FileBefore::copy;
-    std::vector<std::string> argv = options.command;
-    argv.insert(argv.end(), check.args.begin(), check.args.end());
-    outcome.reproduce = shell_file_command(argv, *check.stdin_bytes, absent ? "" : vector.input_path.string(),
-                                           check.file_before == Check::FileBefore::dash);
+    if (auto note = too_long_to_reproduce(check, report.outcome.name)) {
+      outcome.reproduce = std::move(*note);
+    } else {
+      const bool absent = check.file_before != Check::FileBefore::copy;
+      std::vector<std::string> argv = options.command;
+      argv.insert(argv.end(), check.args.begin(), check.args.end());
+      outcome.reproduce = shell_file_command(argv, *check.stdin_bytes, absent ? "" : vector.input_path.string(),
+                                             check.file_before == Check::FileBefore::dash);
+    }
   }
   report.outcome.checks.push_back(std::move(outcome));
   return !stops_the_vector(result, vector, index, report);
@@ -105,8 +123,6 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
   for (int mode = 0; mode < (one_run ? 1 : 2); ++mode) {
     std::vector<std::string> args = check.args;
     args.push_back(files[mode]);
-    std::vector<std::string> argv = options.command;
-    argv.insert(argv.end(), args.begin(), args.end());
     const auto start = Clock::now();
     const ProcessResult result = port.run(args, mode == 0 ? std::string_view() : vector.input);
     if (not_started(result, report)) return false;
@@ -115,7 +131,13 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
     if (const auto verdict = judge(check, result, timeout)) {
       outcome.verdict = Verdict::fail;
       outcome.message = *verdict;
-      outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
+      if (auto note = too_long_to_reproduce(check, report.outcome.name)) {
+        outcome.reproduce = std::move(*note);
+      } else {
+        std::vector<std::string> argv = options.command;
+        argv.insert(argv.end(), args.begin(), args.end());
+        outcome.reproduce = shell_command(argv, mode == 0 ? "" : files[0]);
+      }
     }
     report.outcome.checks.push_back(std::move(outcome));
     if (stops_the_vector(result, vector, index, report)) return false;
@@ -143,7 +165,7 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   const bool builtin = !selected.dir.missing_file.empty();
   const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
   if (!vector.problem.empty()) {
-    report.outcome.problem = terminal_safe(vector.problem);
+    report.outcome.problem = shown(vector.problem, kMaxProblemBytes);
   } else {
     std::size_t i = 0;
     while (i < vector.checks.size() && run_check(vector, i, options, port, report)) ++i;

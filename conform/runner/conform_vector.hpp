@@ -11,6 +11,7 @@
 #include "conform/runner/port_runner.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,16 @@ struct VectorReport {
   std::string fatal;   // the runner cannot go on: stop with `fatal_code`
   int fatal_code = 0;  // 2: the port cannot be executed; 3: resources ran out
 };
+
+// What a FAIL line and the reports show of a vector (SPEC.md §6.1), so
+// that what the runner keeps of it for the reports, its outcome, is small
+// whatever its files hold: each untrusted text cut to kShownBytes
+// (runner/conform_judge.hpp); a reproduce command only for a check whose
+// words and standard input total at most kMaxReproduceBytes (a cut one
+// would run something else); why a vector is unusable cut to
+// kMaxProblemBytes.
+inline constexpr std::size_t kMaxReproduceBytes = 1024;
+inline constexpr std::size_t kMaxProblemBytes = 1024;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start);

@@ -3,11 +3,16 @@
 // when the exit code is not 0, nothing on standard error on exit 0. Ports
 // that break one and pass everything else fail, with the rule named.
 #include "conform/runner/conform_judge.hpp"
+#include "conform/runner/text_search.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace agent_session {
 namespace {
@@ -57,6 +62,97 @@ TEST_F(FakeVectors, APortThatKeepsBothStreamsCleanPasses) {
   const auto r = conform(dir_, shell_port(port), {"--jobs", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "3 passed, 0 failed\n");
+}
+
+// The expected error is looked for in the port's standard error (SPEC.md
+// §6) in time linear in both, whatever their bytes: both are untrusted
+// and may be megabytes. The bound is counted in byte comparisons, never
+// timed: 2 × the text + 5 × the pattern (runner/text_search.hpp).
+std::vector<std::size_t> every_place(const std::string& text, const std::string& pattern, std::size_t* count) {
+  std::vector<std::size_t> places;
+  conform::runner::find_each(
+      text, pattern,
+      [&](std::size_t at) {
+        places.push_back(at);
+        return false;
+      },
+      count);
+  return places;
+}
+
+std::size_t linear_bound(const std::string& text, const std::string& pattern) {
+  return 2 * text.size() + 5 * pattern.size();
+}
+
+TEST(TextSearch, FindsEveryPlaceANaiveSearchFinds) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 20000; ++round) {
+    const char alphabet = static_cast<char>('a' + 1 + random() % 3);  // few letters: many repeats and periods
+    const auto word = [&](std::size_t most) {
+      std::string text(random() % (most + 1), 'a');
+      for (auto& c : text) c = static_cast<char>('a' + random() % (alphabet - 'a'));
+      return text;
+    };
+    const std::string text = word(40), pattern = word(round % 2 ? 4 : 12);
+    std::vector<std::size_t> naive;
+    for (std::size_t at = 0; !pattern.empty() && at + pattern.size() <= text.size(); ++at) {
+      if (text.compare(at, pattern.size(), pattern) == 0) naive.push_back(at);
+    }
+    std::size_t count = 0;
+    ASSERT_EQ(every_place(text, pattern, &count), naive) << "text " << text << ", pattern " << pattern;
+    ASSERT_LE(count, linear_bound(text, pattern)) << "text " << text << ", pattern " << pattern;
+  }
+}
+
+// The shapes that make a naive search quadratic: a pattern that matches
+// almost everywhere and fails at its last byte, or at its first, or that
+// matches everywhere (every place then reported).
+TEST(TextSearch, ComparesLinearlyOnTheShapesANaiveSearchIsQuadraticOn) {
+  const std::size_t n = std::size_t{1} << 20;
+  const std::string as(n, 'a');
+  const struct {
+    std::string text, pattern;
+  } shapes[] = {
+      {as, std::string(n / 2, 'a') + "b"},
+      {as, "b" + std::string(n / 2, 'a')},
+      {as, std::string(n / 2, 'a')},
+      {as, std::string(1000, 'a') + "b" + std::string(1000, 'a')},
+      {std::string(n / 2, 'a') + std::string(n / 2, 'b'), std::string(n / 4, 'a') + std::string(n / 4, 'b') + "a"},
+  };
+  for (const auto& shape : shapes) {
+    std::size_t count = 0;
+    every_place(shape.text, shape.pattern, &count);
+    std::cout << shape.pattern.size() << "-byte pattern in " << shape.text.size() << " bytes: " << count
+              << " comparisons\n";
+    EXPECT_LE(count, linear_bound(shape.text, shape.pattern)) << shape.pattern.size();
+  }
+}
+
+TEST(ContainsError, IsLinearWhereTheExpectedErrorAlmostMatchesEverywhere) {
+  const std::string err(std::size_t{1} << 20, 'a');
+  std::size_t count = 0;
+  EXPECT_FALSE(conform::runner::contains_error(err, std::string(500000, 'a') + "b", &count));
+  EXPECT_LE(count, 2 * err.size() + 5 * 500001);
+  // Found at every place, followed by the end of the text at the last only.
+  count = 0;
+  EXPECT_TRUE(conform::runner::contains_error(err, std::string(500000, 'a'), &count));
+  EXPECT_LE(count, 2 * err.size() + 5 * 500000);
+}
+
+// End to end, the issue's port: 1 MiB of "a" on standard error, a
+// 500,001-byte expected error it lacks. The check fails, and the line
+// shows the expected error cut (SPEC.md §6.1); the time is printed.
+TEST_F(FakeVectors, AnExpectedErrorThatAlmostMatchesFailsPromptly) {
+  add("n_long", "{\n", R"({"checks":[{"args":["check"],"exit":1,"error":")" + std::string(500000, 'a') + R"(b"}]})");
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = conform(dir_, {"python3", "-c", "import sys; sys.stderr.write('a' * 1048576); sys.exit(1)"});
+  std::cout << "judged in " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+            << " s\n";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("FAIL n_long (check FILE, and with -): stderr lacks \"" + std::string(120, 'a') +
+                       "\"... (500001 bytes in all) followed by end of line or \": \""),
+            std::string::npos)
+      << r.out.substr(0, 2000);
 }
 
 }  // namespace
