@@ -98,27 +98,20 @@ std::optional<SharedReadFile> SharedReadFile::open_if_exists(const std::filesyst
   // an append in progress out of sight.
   if (S_ISREG(info.st_mode)) lock_shared_if_supported(file.get(), path);
   const std::uint64_t size = S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
-  return SharedReadFile(file.release(), path, size);
+  return SharedReadFile(std::move(file), path, size);
 }
 
-SharedReadFile::SharedReadFile(int fd, std::filesystem::path path, std::uint64_t size)
-    : fd_(fd), path_(std::move(path)), size_(size) {}
-
-SharedReadFile::SharedReadFile(SharedReadFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), size_(other.size_) {}
-
-SharedReadFile::~SharedReadFile() {
-  if (fd_ >= 0) ::close(fd_);  // releases the flock
-}
+SharedReadFile::SharedReadFile(base::Fd file, std::filesystem::path path, std::uint64_t size)
+    : fd_(std::move(file)), path_(std::move(path)), size_(size) {}
 
 std::size_t SharedReadFile::read_some(char* buffer, std::size_t size) {
   for (;;) {
-    const ssize_t n = ::read(fd_, buffer, size);
+    const ssize_t n = ::read(fd_.get(), buffer, size);
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno != EINTR) throw_errno("cannot read session", path_);
   }
 }
 
-std::string SharedReadFile::read_rest() { return read_to_end(fd_, static_cast<std::size_t>(size_), path_); }
+std::string SharedReadFile::read_rest() { return read_to_end(fd_.get(), static_cast<std::size_t>(size_), path_); }
 
 }  // namespace agent_session::entry

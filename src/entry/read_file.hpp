@@ -5,6 +5,8 @@
 // error and reading helpers.
 #pragma once
 
+#include "base/descriptor.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -33,11 +35,8 @@ class SharedReadFile {
   // std::system_error for any other failure.
   static std::optional<SharedReadFile> open_if_exists(const std::filesystem::path& path);
 
-  SharedReadFile(SharedReadFile&& other) noexcept;
+  SharedReadFile(SharedReadFile&&) noexcept = default;
   SharedReadFile& operator=(SharedReadFile&&) = delete;
-  SharedReadFile(const SharedReadFile&) = delete;
-  SharedReadFile& operator=(const SharedReadFile&) = delete;
-  ~SharedReadFile();
 
   // Bytes in a regular file when opened; 0 for a pipe or a device.
   std::uint64_t size_when_opened() const { return size_; }
@@ -48,9 +47,9 @@ class SharedReadFile {
   std::string read_rest();
 
  private:
-  SharedReadFile(int fd, std::filesystem::path path, std::uint64_t size);
+  SharedReadFile(base::Fd file, std::filesystem::path path, std::uint64_t size);
 
-  int fd_;
+  base::Fd fd_;  // closing it releases the flock
   std::filesystem::path path_;
   std::uint64_t size_;
 };

@@ -91,18 +91,7 @@ void require_regular_file(int fd, const char* what, const std::filesystem::path&
 
 }  // namespace
 
-LockedFile::LockedFile(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
-
-LockedFile::LockedFile(LockedFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      dir_fd_(std::exchange(other.dir_fd_, -1)),
-      path_(std::move(other.path_)),
-      size_(other.size_) {}
-
-LockedFile::~LockedFile() {
-  if (dir_fd_ >= 0) ::close(dir_fd_);
-  if (fd_ >= 0) ::close(fd_);  // releases the flock
-}
+LockedFile::LockedFile(base::Fd file, std::filesystem::path path) : fd_(std::move(file)), path_(std::move(path)) {}
 
 LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) {
   base::Fd dir(-1);
@@ -129,15 +118,15 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) 
   }
   require_regular_file(file.get(), "cannot append to session", path);
   lock(file.get(), LOCK_EX, path);
-  LockedFile locked(file.release(), path);
+  LockedFile locked(std::move(file), path);
   // Measured only now: another writer may have appended while we waited.
-  locked.size_ = entry::size_of(locked.fd_, path);
+  locked.size_ = entry::size_of(locked.fd_.get(), path);
   // An empty file may be what a failed first append left (its directory
   // entry never synced): a synced append to it syncs the directory too.
   if (sync && dir.get() < 0 && locked.size_ == 0) {
     dir.reset(open_directory_for_sync(path, "cannot sync the directory entry of the empty session"));
   }
-  locked.dir_fd_ = dir.release();
+  locked.dir_fd_ = std::move(dir);
   return locked;
 }
 
@@ -146,20 +135,20 @@ LockedFile LockedFile::for_repair(const std::filesystem::path& path) {
   if (file.get() < 0) throw_open_error("cannot open session for repair", path);
   require_regular_file(file.get(), "cannot repair session", path);
   lock(file.get(), LOCK_EX, path);
-  LockedFile locked(file.release(), path);
-  locked.size_ = entry::size_of(locked.fd_, path);
+  LockedFile locked(std::move(file), path);
+  locked.size_ = entry::size_of(locked.fd_.get(), path);
   return locked;
 }
 
 std::string LockedFile::read_all() const {
-  if (::lseek(fd_, 0, SEEK_SET) < 0) entry::throw_errno("cannot seek session", path_);
-  return entry::read_to_end(fd_, static_cast<std::size_t>(size_), path_);
+  if (::lseek(fd_.get(), 0, SEEK_SET) < 0) entry::throw_errno("cannot seek session", path_);
+  return entry::read_to_end(fd_.get(), static_cast<std::size_t>(size_), path_);
 }
 
 char LockedFile::last_byte() const {
   char byte = 0;
   for (;;) {
-    const ssize_t n = ::pread(fd_, &byte, 1, static_cast<off_t>(size_ - 1));
+    const ssize_t n = ::pread(fd_.get(), &byte, 1, static_cast<off_t>(size_ - 1));
     if (n == 1) return byte;
     if (n < 0 && errno == EINTR) continue;
     entry::throw_errno(n < 0 ? errno : EIO, "cannot read session", path_);
@@ -167,7 +156,7 @@ char LockedFile::last_byte() const {
 }
 
 void LockedFile::append(std::string_view bytes) {
-  const int error = write_all(fd_, bytes);
+  const int error = write_all(fd_.get(), bytes);
   if (error == 0) {
     size_ += bytes.size();
     return;
@@ -175,7 +164,7 @@ void LockedFile::append(std::string_view bytes) {
   // Part of the batch may be in the file: cut it back so that our own
   // failure never leaves a torn line. Safe under the lock: every byte past
   // size_ is ours.
-  if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+  if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) {
     throw std::system_error(error, std::generic_category(),
                             "cannot append to session " + path_.string() + ", and the rollback failed too (" +
                                 std::strerror(errno) +
@@ -192,11 +181,11 @@ void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
   append(bytes);
   const std::uint64_t synced_size = size_ - mark.size();
   std::string what;
-  if (::fdatasync(fd_) != 0) {
+  if (::fdatasync(fd_.get()) != 0) {
     what = "cannot sync session " + path_.string();
-  } else if (dir_fd_ >= 0 && ::fsync(dir_fd_) != 0) {
+  } else if (dir_fd_.get() >= 0 && ::fsync(dir_fd_.get()) != 0) {
     what = "cannot sync the directory entry of session " + path_.string();
-  } else if (::ftruncate(fd_, static_cast<off_t>(synced_size)) != 0) {
+  } else if (::ftruncate(fd_.get(), static_cast<off_t>(synced_size)) != 0) {
     what = "cannot cut the pending-sync mark off session " + path_.string();
   } else {
     size_ = synced_size;
@@ -205,7 +194,7 @@ void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
   const int error = errno;
   // The caller hears "not appended", so the batch must not stay behind
   // for a retry to duplicate.
-  if (::ftruncate(fd_, static_cast<off_t>(rollback_size)) == 0) {
+  if (::ftruncate(fd_.get(), static_cast<off_t>(rollback_size)) == 0) {
     size_ = rollback_size;
     throw std::system_error(error, std::generic_category(), what + " (rolled back)");
   }
@@ -217,7 +206,7 @@ void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
 }
 
 void LockedFile::cut(std::uint64_t size, const std::string& why) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+  if (::ftruncate(fd_.get(), static_cast<off_t>(size)) != 0) {
     const int error = errno;
     entry::throw_errno(error, "cannot cut to " + std::to_string(size) + " bytes (" + why + ") session", path_);
   }
@@ -225,9 +214,9 @@ void LockedFile::cut(std::uint64_t size, const std::string& why) {
 }
 
 void LockedFile::truncate_and_sync(std::uint64_t size) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) entry::throw_errno("cannot truncate session", path_);
+  if (::ftruncate(fd_.get(), static_cast<off_t>(size)) != 0) entry::throw_errno("cannot truncate session", path_);
   size_ = size;
-  if (::fsync(fd_) != 0) {
+  if (::fsync(fd_.get()) != 0) {
     const int error = errno;
     entry::throw_errno(error, "cut to " + std::to_string(size) + " bytes, but cannot sync the cut to disk: session",
                        path_);

@@ -4,6 +4,7 @@
 // concurrency-safe appends").
 #pragma once
 
+#include "base/descriptor.hpp"
 #include "entry/read_file.hpp"
 
 #include <cstdint>
@@ -32,11 +33,8 @@ class LockedFile {
   // std::system_error (ENOENT included).
   static LockedFile for_repair(const std::filesystem::path& path);
 
-  LockedFile(LockedFile&& other) noexcept;
+  LockedFile(LockedFile&&) noexcept = default;
   LockedFile& operator=(LockedFile&&) = delete;
-  LockedFile(const LockedFile&) = delete;
-  LockedFile& operator=(const LockedFile&) = delete;
-  ~LockedFile();
 
   // Bytes in the file, measured under the lock when opened and kept up to
   // date by append and truncate.
@@ -63,10 +61,10 @@ class LockedFile {
   void truncate_and_sync(std::uint64_t size);
 
  private:
-  LockedFile(int fd, std::filesystem::path path);
+  LockedFile(base::Fd file, std::filesystem::path path);
 
-  int fd_;
-  int dir_fd_ = -1;  // the directory, open for its fsync, or -1
+  base::Fd fd_;      // closing it releases the flock
+  base::Fd dir_fd_;  // the directory, open for its fsync, or none
   std::filesystem::path path_;
   std::uint64_t size_ = 0;
 };

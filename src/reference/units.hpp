@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <string>
 
@@ -42,19 +41,21 @@ void for_each_unit_newest_first(std::size_t count, DeclarerOf&& declarer_of, Cha
   // declaring assistant (if any) at or after p (SPEC.md §5.1).
   std::size_t earliest_declarer = count;
   ContextUnit unit{count, count, 0};
-  std::exception_ptr unserializable;
+  // The error of the unit's first message that cannot be serialized:
+  // walking back, the last one caught.
+  std::optional<ContextError> unserializable;
   for (std::size_t p = count; p-- > 0;) {
     try {
       unit.chars += chars_of(p);
-    } catch (const ContextError&) {
-      unserializable = std::current_exception();  // walking back: the unit's first such message last
+    } catch (const ContextError& error) {
+      unserializable = error;
     }
     ++work_counters().declarer_steps;
     if (const std::optional<std::size_t> declarer = declarer_of(p); declarer && *declarer < earliest_declarer) {
       earliest_declarer = *declarer;
     }
     if (earliest_declarer < p) continue;  // p is inside a unit that starts earlier
-    if (unserializable) std::rethrow_exception(unserializable);
+    if (unserializable) throw *unserializable;
     unit.begin = p;
     if (!visit(unit)) return;
     unit = ContextUnit{p, p, 0};
