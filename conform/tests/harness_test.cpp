@@ -343,10 +343,10 @@ class HarnessSameVerdictsJavaScript : public ::testing::TestWithParam<std::strin
 TEST_P(HarnessSameVerdictsJavaScript, OnTheVectorsItFailsAndASpreadOfTheRest) {
   const std::vector<std::string> port = {"node", GetParam()};
   const bool oracle = fs::path(GetParam()).parent_path().filename() == "oracle";
-  const std::size_t every = oracle ? kOracleSpread : kMutantSpread;
-  const Subset subset = verdict_subset(port, every);
-  const std::size_t spread = (vector_names().size() + every - 1) / every;  // every every-th, the first included
-  ASSERT_GE(subset.names.size(), spread) << "the spread chose too few vectors";
+  const std::size_t spread = oracle ? kOracleSpread : kMutantSpread;
+  const Subset subset = verdict_subset(port, spread);
+  const std::size_t spread_size = (vector_names().size() + spread - 1) / spread;  // the first included
+  ASSERT_GE(subset.names.size(), spread_size) << "the spread chose too few vectors";
   std::cout << fs::path(GetParam()).filename().string() << ": " << subset.names.size() << " vectors compared, "
             << subset.failing << " of them failing\n";
   expect_same_verdicts(port, subset.failing == 0 ? 0 : 1, subset.names);

@@ -79,6 +79,12 @@ class VectorCost : public FakeVectors {
     int exit_code;
     std::size_t runs;  // runs of a check in the vector
   };
+  // A vector of `checks` copies of one check, and what running it shows.
+  struct LargeVector {
+    Shape shape;
+    std::string check;
+    std::size_t checks;
+  };
   // expect.json of `checks` copies of `check` (a JSON object), written
   // piece by piece: a forked child's peak counts the memory it shared with
   // this process before its exec, so this one stays small.
@@ -147,11 +153,7 @@ std::string words_check(int exit) {
 // holds them: kMaxReproduceBytes).
 TEST_F(VectorCost, AVectorCostsAtMostFiveTimesItsFilesPlusSixteenMiBAndShowsLittle) {
   const long small_kib = small_peak_kib();
-  const struct {
-    Shape shape;
-    std::string check;
-    std::size_t checks;
-  } vectors[] = {
+  const LargeVector vectors[] = {
       {{"one huge error", {"false"}, 1, 2}, error_check(kSize), 1},
       {{"many long errors", {"false"}, 1, 512}, error_check(kSize / 256), 256},
       {{"long words, passed", test_support::shell_port("exit 2"), 0, 128}, words_check(2), 64},
@@ -170,11 +172,7 @@ TEST_F(VectorCost, AVectorCostsAtMostFiveTimesItsFilesPlusSixteenMiBAndShowsLitt
 // allocator's own), and each the bound.
 TEST_F(VectorCost, SeveralLargeVectorsCostWhatTheLargestDoes) {
   const long small_kib = small_peak_kib();
-  const struct {
-    Shape shape;
-    std::string check;
-    std::size_t checks;
-  } vectors[] = {
+  const LargeVector vectors[] = {
       {{"four vectors of long words", test_support::shell_port("exit 2"), 0, 4 * 128}, words_check(2), 64},
       {{"four vectors of one huge error", {"false"}, 1, 4 * 2}, error_check(kSize), 1},
   };
