@@ -36,6 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using base::terminal_line;
 using base::terminal_safe;
 
 // A job's folder in fuzz's temporary folder: its path, for the port's
@@ -91,7 +92,7 @@ class Fuzzer {
       runner::PortRunner port(port_options_, timeout_);  // this job's own port in harness mode
       for (;;) {
         const std::uint64_t index = next_++;
-        if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) return;
+        if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) break;
         const FuzzInput input = fuzz_input(seed_, index, vectors_);
         auto found = differs(port, input.bytes, dir, input_seed(seed_, index), nullptr);
         ++done_;
@@ -100,10 +101,20 @@ class Fuzzer {
         if (!first_ || index < first_->index) first_ = Difference{index, input.bytes, found->first, found->second};
         stop_at_ = std::min<std::uint64_t>(stop_at_, index);
       }
+      judge_stop(port);
     } catch (...) {
       std::lock_guard lock(mutex_);
       if (!error_) error_ = std::current_exception();
       failed_ = true;
+    }
+  }
+
+  // A harness port's answer to stop is judged as conform judges it
+  // (harness.md §5): one that does not stop cleanly fails the run.
+  void judge_stop(runner::PortRunner& port) {
+    if (auto problem = port.stop()) {
+      std::lock_guard lock(mutex_);
+      stop_problems_.push_back(std::move(*problem));
     }
   }
 
@@ -117,6 +128,7 @@ class Fuzzer {
   std::atomic<bool> failed_{false};
   std::mutex mutex_;
   std::optional<Difference> first_;
+  std::vector<std::string> stop_problems_;
   std::exception_ptr error_;
 };
 
@@ -147,6 +159,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& d
       << " tries (" << std::fixed << std::setprecision(1) << took << " s"
       << (small.exhausted ? ", stopped at its limit" : "") << ")\n";
   const auto still = fuzzer.differs(runner, small.input, dir, seed, nullptr);
+  fuzzer.judge_stop(runner);
   FoundVector vector;
   // Its folder first, made exclusively (vector_out.hpp): the name the
   // reproduce lines and the reports give is the one it got.
@@ -224,11 +237,20 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     out << fuzzer.done_ << " inputs in " << std::fixed << std::setprecision(1) << seconds
         << " s: " << std::setprecision(1) << (seconds > 0 ? static_cast<double>(fuzzer.done_) / seconds : 0.0)
         << " inputs/s (" << fuzzer.port_runs_ << " runs of the port)" << std::endl;
+    const auto stop_problems = [&] {
+      for (const auto& problem : fuzzer.stop_problems_) {
+        err << options.program << " fuzz: the port's harness did not stop cleanly: " << terminal_line(problem) << '\n';
+      }
+      return !fuzzer.stop_problems_.empty();
+    };
     if (!fuzzer.first_) {
       out << "no difference\n";
-      return write_no_difference_reports(options, seed, fuzzer.done_, seconds, err) ? 0 : 3;
+      const bool written = write_no_difference_reports(options, seed, fuzzer.done_, seconds, err);
+      const bool unclean = stop_problems();
+      return !written ? 3 : unclean ? 1 : 0;
     }
     const std::string name = report(fuzzer, *fuzzer.first_, dirs.front(), out);
+    stop_problems();
     if (options.reports.empty()) return 1;
     const int reported = report_difference(options, name, err);
     return reported == 3 ? 3 : 1;

@@ -50,7 +50,7 @@ struct HarnessSettings {
   std::vector<std::string> command;   // the port: CMD [ARGS...]; `harness` is added
   std::chrono::milliseconds timeout;  // per request, start and stop included
   std::size_t max_output;             // bytes per decoded stream of a run; more fails it
-  std::string folder;                 // the folder the port starts in; empty: the runner's working directory
+  WorkingFolder folder;               // the folder the port starts in (borrowed descriptor); none: the runner's
 };
 
 using harness::HarnessPort;  // what the port said of itself in its start response

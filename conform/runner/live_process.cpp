@@ -33,9 +33,10 @@ int poll_timeout(Clock::time_point deadline) {
 
 }  // namespace
 
-LiveProcess::LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline, const std::string& cwd) {
+LiveProcess::LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline,
+                         const WorkingFolder& folder) {
   const SigpipeBlock sigpipe_block;
-  started_ = start_supervised(argv, sigpipe_block.previous(), deadline, cwd);
+  started_ = start_supervised(argv, sigpipe_block.previous(), deadline, folder);
   if (started_.outcome == Started::failed) {
     start_error_ = started_.error;
   } else if (started_.outcome == Started::stuck) {

@@ -30,8 +30,8 @@ class LiveProcess {
   // start_error() says why ("cannot run 'x': ...", or a start that did not
   // finish by `deadline`). Throws std::system_error when pipes or processes
   // cannot be created.
-  // `cwd`: its working directory (empty: ours).
-  LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline, const std::string& cwd = "");
+  // `folder`: its working directory, entered by its descriptor.
+  LiveProcess(const std::vector<std::string>& argv, Clock::time_point deadline, const WorkingFolder& folder = {});
   LiveProcess(const LiveProcess&) = delete;
   LiveProcess& operator=(const LiveProcess&) = delete;
   // Kills it and its tree (bounded).

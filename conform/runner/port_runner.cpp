@@ -1,5 +1,6 @@
 #include "conform/runner/port_runner.hpp"
 
+#include "base/descriptor.hpp"
 #include "base/utf8.hpp"
 
 #include <algorithm>
@@ -37,10 +38,14 @@ bool names_a_path(const std::string& word) {
 // place leads the removal nowhere else), and the job's folder made
 // writable again if the port took that away (runner/temp_folder.hpp).
 // What is left goes with the job's folder.
+// The port enters it by the descriptor held here (runner/subprocess.hpp's
+// WorkingFolder), opened as it was made: a port that moved the job's
+// folder and put a link in its place leads no later run into the link.
 struct RunFolder {
   const TempFolder& job;
   std::string name;
-  fs::path path() const { return job.path() / name; }
+  base::Fd fd{::openat(job.fd(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+  WorkingFolder working() const { return {fd.get(), (job.path() / name).string()}; }
   ~RunFolder() { remove_at(job.fd(), name, true); }
 };
 
@@ -76,13 +81,16 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
     }
   }
   const RunFolder folder{*job_, name};
+  if (folder.fd.get() < 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot open " + folder.working().path);
+  }
   if (!options_.harness || !all_utf8(args)) {
     std::vector<std::string> argv = command_;
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, input, timeout_, options_.max_output, folder.path().string());
+    return run_process(argv, input, timeout_, options_.max_output, folder.working());
   }
   if (!harness_) {
-    harness_.emplace(HarnessSettings{command_, timeout_, options_.max_output, job_->path().string()});
+    harness_.emplace(HarnessSettings{command_, timeout_, options_.max_output, {job_->fd(), job_->path().string()}});
     if (const auto problem = harness_->start()) {
       harness_.reset();
       ProcessResult result;

@@ -113,7 +113,7 @@ void timed_out(Supervisor& supervisor, Clock::time_point grace_end, ProcessResul
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
-                          std::chrono::milliseconds timeout, std::size_t output_limit, const std::string& cwd) {
+                          std::chrono::milliseconds timeout, std::size_t output_limit, const WorkingFolder& folder) {
   ProcessResult result;
   result.output_limit = output_limit;
   if (argv.empty()) {
@@ -122,7 +122,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   }
   const SigpipeBlock sigpipe_block;
   const auto deadline = Clock::now() + timeout;
-  Started started = start_supervised(argv, sigpipe_block.previous(), deadline, cwd);
+  Started started = start_supervised(argv, sigpipe_block.previous(), deadline, folder);
   Supervisor& supervisor = started.supervisor;
   // A start that outlasts the deadline (helpers someone stopped) times out.
   if (started.outcome == Started::stuck) {

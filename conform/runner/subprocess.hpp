@@ -51,6 +51,15 @@ struct ProcessResult {
   const char* overflowed = "";   // "standard output" or "standard error" (output_limit only)
 };
 
+// The folder a program starts in, held open by the caller: the
+// supervisor enters it by its descriptor (fchdir), never by its path, so
+// a port that moved a folder above it and planted a link in its place
+// leads no later run anywhere else (SPEC.md §6.1).
+struct WorkingFolder {
+  int fd = -1;       // borrowed, open on the folder (O_PATH is enough); -1: the caller's working directory
+  std::string path;  // where it was made, for messages only
+};
+
 inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 
 // Runs `argv` (argv[0] looked up in PATH, as execvp does), writes `input`
@@ -83,12 +92,12 @@ inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 // SIGPIPE from a program that exits without reading its input is blocked
 // in the calling thread, never delivered; safe to call from several
 // threads at once.
-// `cwd`, when not empty, is the program's working directory (entered
-// just before exec: a relative argv[0] resolves against it).
+// `folder` is the program's working directory, entered by its descriptor
+// before exec (a relative argv[0] resolves against it).
 // Throws std::system_error when pipes or processes cannot be created.
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
                           std::chrono::milliseconds timeout, std::size_t output_limit = kDefaultOutputLimit,
-                          const std::string& cwd = "");
+                          const WorkingFolder& folder = {});
 
 // "exit 3", "killed by signal 11 (Segmentation fault)", "timed out after
 // 2.5 s", "wrote more than 1048576 bytes to standard output (killed)",

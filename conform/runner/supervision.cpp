@@ -172,7 +172,7 @@ void set_end(const SupervisorReport& word, ProcessResult& result) {
 }
 
 Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
-                         const std::string& cwd) {
+                         const WorkingFolder& folder) {
   Started started;
   std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
@@ -182,11 +182,8 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
   for (int sig = 1; sig < 64; ++sig) {
     if ((held_for_clean_ends >> sig) & 1) sigdelset(&mask, sig);
   }
-  const SupervisorLaunch launch{c_argv.data(),      cwd.empty() ? nullptr : cwd.c_str(),
-                                in.read.get(),      out.write.get(),
-                                err.write.get(),    status.write.get(),
-                                report.write.get(), mask,
-                                ::getpid()};
+  const SupervisorLaunch launch{c_argv.data(),      folder.fd,          in.read.get(), out.write.get(), err.write.get(),
+                                status.write.get(), report.write.get(), mask,          ::getpid()};
   std::unique_lock lock(live_mutex());  // a clean end that has begun waits for none started after it
   live().reserve(live().size() + 1);
   const pid_t pid = ::fork();
@@ -210,9 +207,9 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
   if (StartFailure failure{}; read_whole(status.read.get(), failure)) {
     started.supervisor.stop();  // there is nothing left to run
     started.supervisor.finish(Clock::now() + kGrace);
-    if (failure.in_fork) throw std::system_error(failure.error, std::generic_category(), "fork");
+    if (failure.in_fork == 1) throw std::system_error(failure.error, std::generic_category(), "fork");
     started.error = failure.in_fork == 2
-                        ? "cannot enter the working folder '" + cwd + "': " + std::strerror(failure.error)
+                        ? "cannot enter the working folder '" + folder.path + "': " + std::strerror(failure.error)
                         : "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     started.error_number = failure.error;
     return started;

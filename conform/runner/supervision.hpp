@@ -127,13 +127,13 @@ struct Started {
 };
 
 // Starts `argv` (argv[0] looked up in PATH) under a supervisor with
-// `program_mask` as its signal mask, in the working directory `cwd`
-// (empty: the caller's; entered just before exec, so a relative argv[0]
-// or PATH entry resolves against it). `stuck`: the start did not finish
-// by `deadline` (helpers someone stopped); `failed`: exec failed.
+// `program_mask` as its signal mask, in `folder` (entered before exec, so
+// a relative argv[0] or PATH entry resolves against it). `stuck`: the
+// start did not finish by `deadline` (helpers someone stopped); `failed`:
+// exec failed, or the folder could not be entered.
 // Throws std::system_error when pipes or processes cannot be created.
 Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
-                         const std::string& cwd = "");
+                         const WorkingFolder& folder = {});
 
 // For a clean end (runner/clean_ends.hpp), which blocks `signals` in
 // every thread to wait for them: programs started from then on get them

@@ -219,7 +219,6 @@ void kill_descendants(pid_t self) {
     ::setpgid(0, 0);  // its own process group, away from the terminal's signals
     ::signal(SIGPIPE, SIG_DFL);
     ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
-    if (launch.cwd != nullptr && ::chdir(launch.cwd) != 0) fail_to_start(status, 2);
     ::execvp(launch.argv[0], launch.argv);
     fail_to_start(status, 0);
   }
@@ -277,6 +276,9 @@ void run_supervisor(const SupervisorLaunch& launch) noexcept {
   const int status = ::fcntl(launch.status, F_DUPFD_CLOEXEC, 3), report = ::fcntl(launch.report, F_DUPFD_CLOEXEC, 3);
   if (in < 0 || out < 0 || err < 0 || status < 0 || report < 0) fail_to_start(launch.status, 1);
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) fail_to_start(status, 1);
+  // Entered here, before keep_only closes the caller's descriptor: the
+  // parent and the program inherit it.
+  if (launch.cwd >= 0 && ::fchdir(launch.cwd) != 0) fail_to_start(status, 2);
   keep_only(status, report);
   // The parent's word to us. Non-blocking: it is read only once the parent
   // has exited, and must not wait on a write end a program that was

@@ -51,7 +51,7 @@ namespace agent_session::conform::runner {
 // destructor, places them by number (supervisor.cpp).
 struct SupervisorLaunch {
   char* const* argv;
-  const char* cwd;        // the program's working directory; nullptr: the caller's
+  int cwd;                // open on the program's working directory (fchdir); -1: the caller's
   int in, out, err;       // the program's standard streams: the input's read end, the outputs' write ends
   int status;             // close-on-exec pipe: a StartFailure when the program cannot start, else nothing
   int report;             // pipe: a SupervisorReport once the program and all it left are gone
@@ -61,7 +61,7 @@ struct SupervisorLaunch {
 
 struct StartFailure {
   int error;    // errno
-  int in_fork;  // 1: the supervisor could not fork (resources); 0: the program's exec failed; 2: its chdir
+  int in_fork;  // 1: the supervisor could not fork (resources); 0: the program's exec failed; 2: its fchdir
 };
 
 // How the parent ended, in a SupervisorReport.

@@ -282,6 +282,23 @@ TEST_F(MovedTemporaryFolder, ExecModeRemovesNothingThroughALinkToTheJobFolder) {
   expect_contained(r, "agent-session-conform-job-");
 }
 
+TEST_F(MovedTemporaryFolder, ExecModeStartsNoLaterRunInsideALinkPlantedForTheJobFolder) {
+  add("y_one", kHiLine, kOneMessage);
+  add("y_two", kHiLine, kOneMessage);
+  // Every run leaves a file in its working folder; the first also moves
+  // JOB and links its name to the victim, which has a run-2 of its own.
+  const std::string port =
+      "touch planted; d=$(pwd -P); j=${d%/*}; case $j in *.moved) ;; */agent-session-conform-job-*) "
+      "[ -L \"$j\" ] || { mv \"$j\" \"$j.moved\" && ln -s '" +
+      victim_.string() +
+      "' \"$j\"; };; "
+      "esac; exec " +
+      std::string(AGENT_SESSION_CLI) + " \"$@\"";
+  const auto r = run(shell_port(port));
+  EXPECT_NE(r.out.find("2 passed, 0 failed\n"), std::string::npos) << r.out << r.err;
+  expect_contained(r, "agent-session-conform-job-");
+}
+
 TEST_F(MovedTemporaryFolder, HarnessModeRemovesNothingThroughALinkToTheJobFolder) {
   add("y_one", kHiLine, kOneMessage);
   add("y_two", kHiLine, kOneMessage);

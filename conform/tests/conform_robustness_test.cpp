@@ -4,6 +4,7 @@
 // folders the runner cannot read. Issue 13, item 9. Ports that leave
 // daemons behind or turn on the runner's helper processes:
 // conform_supervisor_test.cpp.
+#include "base/descriptor.hpp"
 #include "base/printable.hpp"
 #include "conform/runner/conform.hpp"
 #include "conform/runner/subprocess.hpp"
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <string>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,6 +239,33 @@ TEST(RunProcess, KeepsAtMostTheCapOfEachStream) {
   EXPECT_EQ(err.out, "hi\n");
   EXPECT_EQ(err.err.size(), 4096u);
   EXPECT_EQ(conform::runner::describe_end(err, limit), "wrote more than 4096 bytes to standard error (killed)");
+}
+
+// The working folder is entered by its descriptor, not its path: the
+// program starts there even after the path names something else, and a
+// descriptor that is no folder fails the start, named, never the runner.
+TEST(RunProcess, StartsInTheWorkingFolderByItsDescriptorWhateverItsPathNowNames) {
+  const fs::path base = fs::temp_directory_path() / ("working-folder-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "made");
+  fs::create_directories(base / "elsewhere");
+  const base::Fd made{::open((base / "made").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
+  ASSERT_GE(made.get(), 0);
+  fs::rename(base / "made", base / "moved");
+  fs::create_directory_symlink(base / "elsewhere", base / "made");
+  const auto limit = std::chrono::minutes(1);
+  const auto r = conform::runner::run_process({"sh", "-c", "pwd -P; touch planted"}, "", limit, 4096,
+                                              {made.get(), (base / "made").string()});
+  EXPECT_EQ(r.end, conform::runner::ProcessEnd::exited) << r.error;
+  EXPECT_EQ(r.out, (base / "moved").string() + "\n");
+  EXPECT_TRUE(fs::exists(base / "moved" / "planted"));
+  EXPECT_TRUE(fs::is_empty(base / "elsewhere"));
+
+  const base::Fd file{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  const auto no_folder = conform::runner::run_process({"true"}, "", limit, 4096, {file.get(), "/dev/null"});
+  EXPECT_EQ(no_folder.end, conform::runner::ProcessEnd::not_started);
+  EXPECT_EQ(no_folder.error, "cannot enter the working folder '/dev/null': Not a directory");
+  fs::remove_all(base);
 }
 
 // Exit codes of conform (conform/runner/conform.hpp): 2 for a vectors path that

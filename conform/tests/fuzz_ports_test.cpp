@@ -66,6 +66,25 @@ TEST(FuzzPorts, UsageErrorsAreExit2) {
   EXPECT_NE(help.out.find("--runs N"), std::string::npos);
 }
 
+// A harness port that answers every run but never its stop fails the
+// fuzz run as it fails a conformance run (harness.md §5): exit 1, one
+// line on standard error, the inputs still counted.
+TEST(FuzzPorts, AHarnessPortThatHangsOnStopFailsTheRun) {
+  const std::string cli = AGENT_SESSION_CLI;
+  const std::string script = "[ \"$1\" = harness ] || exec " + cli +
+                             " \"$@\"; while IFS= read -r l; do case \"$l\" in *'\"op\":\"stop\"'*) sleep 600;; esac; "
+                             "printf '%s\\n' \"$l\"; done | " +
+                             cli + " harness";
+  const ProcessResult r = conform({"fuzz", "--seed", "5", "--runs", "20", "--jobs", "1", "--harness", "--timeout", "2",
+                                   "--", "sh", "-c", script, "port"},
+                                  120s);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("20 inputs in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no difference\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.rfind("agent-session-conform fuzz: the port's harness did not stop cleanly: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("stop"), std::string::npos) << r.err;
+}
+
 // The mutant is found (exit 1) before --time 60 runs out, on one job in
 // harness mode; its vector is written, fails the mutant under the normal
 // runner, passes the oracle.
