@@ -126,7 +126,7 @@ TEST(HarnessServer, ARunRequestRunsOnlyThePortsOwnCommands) {
   const std::vector<std::vector<std::string>> servers = {
       {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
   for (const auto& server : servers) {
-    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, {}});
     ASSERT_EQ(port.start(), std::nullopt);
     for (const Words& argv : {Words{"conform", "--", "sh", "-c", "touch " + marker},
                               Words{"conform", "exec-adapter", "--", "sh", "-c", "touch " + marker}, Words{"run"},
@@ -172,7 +172,7 @@ TEST(HarnessServer, ARunRequestIsCheckedWordByWordAgainstTheFormsNeverRun) {
       {{}, "no command"},
   };
   for (const auto& server : servers) {
-    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, {}});
     for (const auto& request : requests) {
       ASSERT_EQ(port.start(), std::nullopt);
       const auto r = port.run(request.argv, "");
@@ -208,7 +208,7 @@ TEST(HarnessServer, AnArgvWordWithANulByteIsAnErrorNeverARun) {
   const std::vector<std::vector<std::string>> servers = {
       {AGENT_SESSION_CLI}, {AGENT_SESSION_CLI, "conform", "exec-adapter", "--", AGENT_SESSION_CLI}};
   for (const auto& server : servers) {
-    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, ""});
+    conform::runner::HarnessClient port({server, std::chrono::seconds(20), 1 << 20, {}});
     ASSERT_EQ(port.start(), std::nullopt);
     const auto r = port.run({"check", std::string("/etc/hostname\0x", 15)}, "");
     EXPECT_EQ(r.end, conform::runner::ProcessEnd::harness_failure);

@@ -121,7 +121,7 @@ TEST_F(DeepJson, AStopAnswerTooDeepFailsTheRunWithItsReason) {
 
 // What the runner does not report (it has its verdicts), the client says.
 TEST_F(DeepJson, TheClientSaysAStopAnswerWasTooDeep) {
-  conform::runner::HarnessClient port({deep_port("stop"), std::chrono::seconds(10), 1 << 20, ""});
+  conform::runner::HarnessClient port({deep_port("stop"), std::chrono::seconds(10), 1 << 20, {}});
   ASSERT_EQ(port.start(), std::nullopt);
   EXPECT_EQ(port.run({"check", "-"}, "{}\n").out, "1 messages\n");
   EXPECT_NE(port.stop().value_or("").find("answered stop with a line " + kTooDeep + " at byte 70"), std::string::npos);

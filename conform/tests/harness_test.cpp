@@ -72,7 +72,7 @@ void expect_same_as_exec(const std::vector<std::string>& harness_command, const 
       {{"trim", "--max-chars", "", "-"}, ""},
       {{"append", "-"}, two},
   };
-  HarnessClient port({harness_command, kTimeout, 1 << 20, fs::current_path().string()});
+  HarnessClient port({harness_command, kTimeout, 1 << 20, {}});
   ASSERT_EQ(port.start(), std::nullopt);
   for (const auto& [args, input] : runs) {
     std::vector<std::string> argv = exec;
@@ -111,7 +111,7 @@ TEST(HarnessCommand, OurCliAnswersEveryCommandAsItsExecModeDoes) {
 // dispatched: neither another harness nor `conform -- sh ...`
 // (argument_forms_test.cpp has the rest of the class).
 TEST(HarnessCommand, ARunOfHarnessItselfIsRefused) {
-  HarnessClient port({{AGENT_SESSION_CLI}, kTimeout, 1 << 20, ""});
+  HarnessClient port({{AGENT_SESSION_CLI}, kTimeout, 1 << 20, {}});
   ASSERT_EQ(port.start(), std::nullopt);
   EXPECT_EQ(port.port().name, "agent-session");
   const auto r = port.run({"harness"}, "");
@@ -130,7 +130,7 @@ TEST(HarnessExecAdapter, ARunExecModeWouldFailOnItsEndIsAnErrorThatFailsIt) {
                        "[ \"$2\" = hang ] && sleep 600; [ \"$2\" = crash ] && kill -SEGV $$; echo ok", "port"},
                       kTimeout,
                       1 << 20,
-                      ""});
+                      {}});
   ASSERT_EQ(port.start(), std::nullopt);
   const auto hang = port.run({"check", "hang"}, "");
   EXPECT_EQ(hang.end, ProcessEnd::harness_failure);
