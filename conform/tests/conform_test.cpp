@@ -5,6 +5,7 @@
 #include "conform/runner/conform.hpp"
 #include "cli/cli.hpp"
 #include "conform/runner/conform_report.hpp"
+#include "conform/runner/stream_checks.hpp"
 #include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
@@ -31,10 +32,10 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 
-// The vectors of the folder, and the runner's built-in one (the suite is
-// 1.1.0 or later).
+// The vectors of the folder, the runner's built-in one (the suite is 1.1.0
+// or later) and the runner's own checks (1.4.0 or later).
 std::size_t vector_count() {
-  std::size_t count = 1;
+  std::size_t count = 1 + conform::runner::runner_check_names().size();
   for (const auto& entry : fs::directory_iterator(kVectors)) count += entry.is_directory() ? 1 : 0;
   return count;
 }
