@@ -199,8 +199,11 @@ TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\n");
   std::ofstream(dir_ / "VERSION") << "1.1.0\n";
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
-  std::ofstream(dir_ / "VERSION") << "2.0.0\n";
+  std::ofstream(dir_ / "VERSION") << "1.3.0\n";
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
+  std::ofstream(dir_ / "VERSION") << "2.0.0\n";  // the runner's own checks too, from 1.4.0 (conform_streams_test)
+  EXPECT_TRUE(conform(dir_, {}, {"--list"}).out.starts_with("y_one\nbuiltin_missing_file\nrunner_stdin_closed\n"));
+  std::ofstream(dir_ / "VERSION") << "1.1.0\n";
   // Right: exit 3, nothing on stdout, the path and "No such file" (any case).
   const std::string right = R"(if [ "$1" = check ] && { [ "$2" = - ] || [ -e "$2" ]; }; then echo 1 messages; )"
                             R"(else eval "f=\${$#}"; echo "port: $f: NO SUCH FILE" >&2; exit 3; fi)";
