@@ -7,6 +7,7 @@
 #include "conform/runner/conform_select.hpp"
 #include "conform/runner/conform_vector.hpp"
 #include "conform/runner/port_runner.hpp"
+#include "conform/runner/stream_checks.hpp"
 #include "conform/runner/subprocess.hpp"
 #include "conform/runner/vector_files.hpp"
 
@@ -111,17 +112,18 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
   }
 }
 
-// The built-in checks belong to the suite from version 1.1.0 on, which
-// pins them (CHANGELOG.md there): an older copy of the vectors, or a
-// folder without a version, runs as it always did.
-bool runs_builtin_checks(const VectorsVersion& version) {
+// The built-in checks belong to the suite from the version that added
+// them on (CHANGELOG.md there): builtin_missing_file from 1.1.0, the
+// runner's own stream and usage checks from 1.4.0. An older copy of the
+// vectors, or a folder without a version, runs as it always did.
+bool version_at_least(const VectorsVersion& version, unsigned long long wanted_minor) {
   const std::string_view text = version.version;
   const std::string_view major_digits = base::leading_digits(text);
   if (major_digits.empty() || major_digits.size() == text.size()) return false;
   const auto major = base::parse_decimal(major_digits);
   const auto minor = base::parse_decimal(base::leading_digits(text.substr(major_digits.size() + 1)));
   if (!major || !minor) return false;
-  return *major > 1 || (*major == 1 && *minor >= 1);
+  return *major > 1 || (*major == 1 && *minor >= wanted_minor);
 }
 
 // A path that does not exist, for the built-in missing-FILE check: a
@@ -187,8 +189,12 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return 2;
   }
   std::vector<VectorDir> all = dirs;
-  if (runs_builtin_checks(version)) {
-    all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path()});
+  if (version_at_least(version, 1)) {
+    all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path(), ""});
+  }
+  if (version_at_least(version, 4)) {
+    for (const auto& name : runner_check_names())
+      all.push_back({std::filesystem::path(options.vectors) / name, "", {}, name});
   }
   std::vector<SelectedVector> selected;
   try {

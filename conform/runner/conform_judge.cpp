@@ -1,6 +1,7 @@
 #include "conform/runner/conform_judge.hpp"
 
 #include "base/printable.hpp"
+#include "conform/runner/stream_checks.hpp"
 #include "conform/runner/text_search.hpp"
 #include "harness/argument_forms.hpp"
 #include "harness/base64.hpp"
@@ -186,6 +187,10 @@ Vector load_vector(const VectorDir& dir) {
     vector.problem = std::string("unusable vector: ") + kMissingFileVector + " is the runner's built-in vector's name";
     return vector;
   }
+  if (is_runner_check(vector.name)) {
+    vector.problem = "unusable vector: " + vector.name + " is the name of one of the runner's own checks";
+    return vector;
+  }
   try {
     // Both files from the one folder opened, never through a link.
     const base::Fd folder = open_vector_folder(dir.path);
@@ -235,6 +240,15 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
   if (check.exit == 1 && !contains_error(result.err, check.error)) {
     return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
            (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+  }
+  if (check.one_stderr_line) {
+    const std::string_view err = result.err;
+    const std::size_t breaks = static_cast<std::size_t>(std::count(err.begin(), err.end(), '\n'));
+    if (err.empty()) return "stderr is empty, expected one line with the reason (SPEC.md §6)";
+    if (breaks > 1 || (breaks == 1 && err.back() != '\n')) {
+      return "stderr holds " + std::to_string(breaks + (err.back() == '\n' ? 0 : 1)) + " lines (" +
+             excerpt(result.err, 0, 60) + "), expected exactly one (SPEC.md §6)";
+    }
   }
   for (const auto& mention : check.stderr_mentions) {
     if (!contains_ignoring_case(result.err, mention)) {

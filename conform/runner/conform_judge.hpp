@@ -33,6 +33,13 @@ struct Check {
   enum class FileBefore { copy, absent, dash };
   FileBefore file_before = FileBefore::copy;  // "file": a fresh copy of input.jsonl, "absent" or "-"
   std::optional<std::string> file_after;      // "file_after" (or "_b64"); null: FILE must not exist
+  // The runner's own checks (runner/stream_checks.hpp) only: always one
+  // run, in exec mode.
+  bool runner_own = false;
+  std::vector<std::string> after_file;  // words after FILE (`check FILE extra`)
+  StandardStreams streams;              // standard input or output closed, or opened on a path
+  std::string redirection;              // how a FAIL line shows `streams`: "<&-", "> /dev/full"
+  bool one_stderr_line = false;         // standard error must be exactly one line (SPEC.md §6's table)
 };
 
 struct Vector {

@@ -51,7 +51,7 @@ const char* verdict_name(Verdict verdict) {
 // "trim --max-chars 5 FILE", with " (check 3)" when the vector holds the
 // same arguments twice, so every test case has its own name.
 std::string case_name(const VectorOutcome& vector, const CheckOutcome& check) {
-  std::string name = check.args + (check.from_stdin ? " -" : " FILE");
+  std::string name = check.args + (check.from_stdin ? " -" : " FILE") + (check.after.empty() ? "" : " " + check.after);
   const auto same = std::count_if(vector.checks.begin(), vector.checks.end(), [&](const CheckOutcome& other) {
     return other.args == check.args && other.from_stdin == check.from_stdin;
   });
@@ -291,6 +291,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
       item["index"] = check.index;
       item["args"] = check.words;
       item["input"] = check.from_stdin ? "stdin" : "file";
+      if (!check.after.empty()) item["after"] = check.after;
       item["verdict"] = verdict_name(check.verdict);
       if (!check.message.empty()) item["message"] = check.message;
       if (!check.reproduce.empty()) item["reproduce"] = check.reproduce;

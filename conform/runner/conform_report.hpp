@@ -24,6 +24,7 @@ struct CheckOutcome {
   std::vector<std::string> words;  // the check's arguments
   std::string args;                // the same, joined by spaces
   bool from_stdin = false;         // FILE was `-`
+  std::string after;  // what follows FILE or `-` in the run's name: "extra", "<&-" (the runner's own checks)
   Verdict verdict = Verdict::pass;
   std::string message;    // fail: what differed; skip: why it did not run
   std::string reproduce;  // fail: a command line for sh that runs it again

@@ -3,7 +3,9 @@
 #include "base/printable.hpp"
 #include "conform/runner/conform_judge.hpp"
 #include "conform/runner/file_check.hpp"
+#include "conform/runner/stream_checks.hpp"
 #include "conform/runner/subprocess.hpp"
+#include "conform/runner/temp_folder.hpp"
 #include "conform/runner/vector_files.hpp"
 
 #include <algorithm>
@@ -32,6 +34,8 @@ CheckOutcome new_outcome(const Check& check, std::size_t index, bool from_stdin)
   for (const auto& word : check.args) outcome.words.push_back(shown(word));
   outcome.args = joined(outcome.words);
   outcome.from_stdin = from_stdin;
+  outcome.after = joined(check.after_file);
+  if (!check.redirection.empty()) outcome.after += (outcome.after.empty() ? "" : " ") + check.redirection;
   return outcome;
 }
 
@@ -109,6 +113,28 @@ bool run_file_check(const Vector& vector, std::size_t index, const ConformOption
   return !stops_the_vector(result, vector, index, report);
 }
 
+// One of the runner's own checks (runner/stream_checks.hpp): one run, in
+// exec mode, with its streams and its words after FILE.
+bool run_own_check(const Vector& vector, std::size_t index, const ConformOptions& options, PortRunner& port,
+                   VectorReport& report) {
+  const Check& check = vector.checks[index];
+  std::vector<std::string> args = check.args;
+  args.push_back(check.file);
+  args.insert(args.end(), check.after_file.begin(), check.after_file.end());
+  const auto start = Clock::now();
+  const ProcessResult result = port.run(args, std::string_view(), &check.streams);
+  if (not_started(result, report)) return false;
+  CheckOutcome outcome = new_outcome(check, index, check.file == "-");
+  outcome.seconds = seconds_since(start);
+  if (const auto verdict = judge(check, result, run_timeout(options))) {
+    outcome.verdict = Verdict::fail;
+    outcome.message = *verdict;
+    outcome.reproduce = runner_check_reproduce(check, options.command);
+  }
+  report.outcome.checks.push_back(std::move(outcome));
+  return !stops_the_vector(result, vector, index, report);
+}
+
 // Runs `check` with FILE, then with `-`, adding both outcomes. Returns
 // false when a run timed out (the vector's other runs are then skipped)
 // or could not start.
@@ -116,6 +142,7 @@ bool run_check(const Vector& vector, std::size_t index, const ConformOptions& op
                VectorReport& report) {
   const Check& check = vector.checks[index];
   if (check.stdin_bytes) return run_file_check(vector, index, options, port, report);
+  if (check.runner_own) return run_own_check(vector, index, options, port, report);
   const auto timeout = run_timeout(options);
   // A built-in check runs once, with its own FILE.
   const bool one_run = !check.file.empty();
@@ -162,8 +189,19 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   VectorReport report;
   report.outcome.name = terminal_safe(selected.dir.path.filename().string());
   const auto start = Clock::now();
-  const bool builtin = !selected.dir.missing_file.empty();
-  const Vector vector = builtin ? missing_file_vector(selected.dir.missing_file) : load_vector(selected.dir);
+  // The runner's own checks read a session file of the runner's, in a
+  // folder of its own for the vector's run.
+  std::optional<TempFolder> own;
+  Vector vector;
+  if (!selected.dir.runner_check.empty()) {
+    own.emplace("agent-session-conform-own");
+    write_new_file_at(own->fd(), "session.jsonl", kRunnerSession);
+    vector = runner_check_vector(selected.dir.runner_check, own->path() / "session.jsonl");
+  } else if (!selected.dir.missing_file.empty()) {
+    vector = missing_file_vector(selected.dir.missing_file);
+  } else {
+    vector = load_vector(selected.dir);
+  }
   if (!vector.problem.empty()) {
     report.outcome.problem = shown(vector.problem, kMaxProblemBytes);
   } else {
@@ -206,7 +244,7 @@ std::vector<std::string> failure_lines(const VectorOutcome& vector) {
   for (std::size_t k = 0; k < checks.size(); ++k) {
     const CheckOutcome& run = checks[k];
     if (run.verdict != Verdict::fail) continue;
-    std::string at = run.args + (run.from_stdin ? " -" : " FILE");
+    std::string at = run.args + (run.from_stdin ? " -" : " FILE") + (run.after.empty() ? "" : " " + run.after);
     if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
         checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
       at = run.args + " FILE, and with -";

@@ -67,7 +67,8 @@ std::vector<std::string> resolved_command(const std::vector<std::string>& comman
 PortRunner::PortRunner(const ConformOptions& options, std::chrono::milliseconds timeout)
     : options_(options), command_(resolved_command(options.command)), timeout_(timeout) {}
 
-ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_view input) {
+ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_view input,
+                              const StandardStreams* exec_streams) {
   if (!job_) job_.emplace("agent-session-conform-job");
   // A harness port starts in the job's folder and can plant the next
   // run's name (a link, say): mkdir never reuses it, the next number is
@@ -84,10 +85,11 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
   if (folder.fd.get() < 0) {
     throw std::system_error(errno, std::generic_category(), "cannot open " + folder.working().path);
   }
-  if (!options_.harness || !all_utf8(args)) {
+  if (!options_.harness || !all_utf8(args) || exec_streams != nullptr) {
     std::vector<std::string> argv = command_;
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv, input, timeout_, options_.max_output, folder.working());
+    return run_process(argv, input, timeout_, options_.max_output, folder.working(),
+                       exec_streams != nullptr ? *exec_streams : StandardStreams{});
   }
   if (!harness_) {
     harness_.emplace(HarnessSettings{command_, timeout_, options_.max_output, {job_->fd(), job_->path().string()}});

@@ -51,7 +51,13 @@ class PortRunner {
   // that cannot be executed). An argument that is not UTF-8 cannot travel
   // in a request (harness.md §7): that run is exec mode's. Throws
   // std::system_error when the temporary folders cannot be made.
-  ProcessResult run(const std::vector<std::string>& args, std::string_view input);
+  //
+  // `exec_streams`, when given, runs it in exec mode whatever the mode,
+  // with standard input or output closed or opened on a path as it says:
+  // the runner's own checks (runner/stream_checks.hpp) judge the process's
+  // streams and usage errors, which a harness request cannot carry.
+  ProcessResult run(const std::vector<std::string>& args, std::string_view input,
+                    const StandardStreams* exec_streams = nullptr);
 
   // Stops this job's harness port, when one runs: nothing when it stopped
   // cleanly or none ran; else why not (HarnessClient::stop's reason). A

@@ -114,6 +114,12 @@ void timed_out(Supervisor& supervisor, Clock::time_point grace_end, ProcessResul
 
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
                           std::chrono::milliseconds timeout, std::size_t output_limit, const WorkingFolder& folder) {
+  return run_process(argv, input, timeout, output_limit, folder, StandardStreams{});
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
+                          std::chrono::milliseconds timeout, std::size_t output_limit, const WorkingFolder& folder,
+                          const StandardStreams& streams) {
   ProcessResult result;
   result.output_limit = output_limit;
   if (argv.empty()) {
@@ -122,7 +128,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   }
   const SigpipeBlock sigpipe_block;
   const auto deadline = Clock::now() + timeout;
-  Started started = start_supervised(argv, sigpipe_block.previous(), deadline, folder);
+  Started started = start_supervised(argv, sigpipe_block.previous(), deadline, folder, streams);
   Supervisor& supervisor = started.supervisor;
   // A start that outlasts the deadline (helpers someone stopped) times out.
   if (started.outcome == Started::stuck) {
@@ -134,11 +140,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
     result.start_errno = started.error_number;
     return result;
   }
-  set_nonblocking(started.in.get());
-  Streams streams{std::move(started.in), std::move(started.out), std::move(started.err)};
+  // A stream that is not a pipe has no end here: pump polls none for it.
+  if (started.in.get() >= 0) set_nonblocking(started.in.get());
+  Streams pipes{std::move(started.in), std::move(started.out), std::move(started.err)};
   SupervisorReport word{};
   bool reported = false;
-  const PumpEnd end = pump(streams, supervisor.report(), input, result, deadline, word, reported);
+  const PumpEnd end = pump(pipes, supervisor.report(), input, result, deadline, word, reported);
   const auto grace_end = Clock::now() + kGrace;  // one grace for the word and the exit
   if (end == PumpEnd::timed_out) {
     timed_out(supervisor, grace_end, result, reported ? &word : nullptr);

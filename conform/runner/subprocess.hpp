@@ -62,6 +62,23 @@ struct WorkingFolder {
 
 inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 
+// Where one of the program's standard streams goes when it is not the
+// pipe run_process serves: closed (the program starts without that
+// descriptor), or opened on a path (standard input read-only, standard
+// output write-only), for the runner's own checks of SPEC.md §6's streams
+// rules (runner/stream_checks.hpp: `check - <&-`, `canon FILE > /dev/full`).
+struct StreamSource {
+  enum class Kind { pipe, closed, path };
+  Kind kind = Kind::pipe;
+  std::string path;  // Kind::path: opened by the caller's thread before fork, never by the child
+};
+
+// The program's standard input and output; standard error is always a
+// pipe, captured.
+struct StandardStreams {
+  StreamSource in, out;
+};
+
 // Runs `argv` (argv[0] looked up in PATH, as execvp does), writes `input`
 // to its standard input and closes it, and collects standard output and
 // standard error until the program exits. All three pipes are served at
@@ -98,6 +115,16 @@ inline constexpr std::size_t kDefaultOutputLimit = std::size_t{1} << 28;
 ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
                           std::chrono::milliseconds timeout, std::size_t output_limit = kDefaultOutputLimit,
                           const WorkingFolder& folder = {});
+
+// The same with standard input or output closed or opened on a path as
+// `streams` says: `input` is written only when standard input is the pipe,
+// and `out` stays empty unless standard output is. Throws
+// std::system_error ("cannot open /dev/full for the program's standard
+// output: ...") when a path cannot be opened: the runner's machine, not
+// the program, is at fault.
+ProcessResult run_process(const std::vector<std::string>& argv, std::string_view input,
+                          std::chrono::milliseconds timeout, std::size_t output_limit, const WorkingFolder& folder,
+                          const StandardStreams& streams);
 
 // "exit 3", "killed by signal 11 (Segmentation fault)", "timed out after
 // 2.5 s", "wrote more than 1048576 bytes to standard output (killed)",

@@ -62,6 +62,21 @@ void stop_every_supervisor(Clock::time_point until) noexcept {
   }
 }
 
+namespace {
+
+// The descriptor for a stream on a path, or none.
+Fd open_stream(const StreamSource& source, int access, const char* name) {
+  if (source.kind != StreamSource::Kind::path) return Fd();
+  Fd fd(::open(source.path.c_str(), access | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot open " + source.path + " for the program's standard " + name);
+  }
+  return fd;
+}
+
+}  // namespace
+
 void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
 
 Pipe make_pipe() {
@@ -172,18 +187,30 @@ void set_end(const SupervisorReport& word, ProcessResult& result) {
 }
 
 Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
-                         const WorkingFolder& folder) {
+                         const WorkingFolder& folder, const StandardStreams& streams) {
   Started started;
   std::vector<char*> c_argv;  // prepared before fork: the children may not allocate
   for (const auto& arg : argv) c_argv.push_back(const_cast<char*>(arg.c_str()));
   c_argv.push_back(nullptr);
   Pipe in = make_pipe(), out = make_pipe(), err = make_pipe(), status = make_pipe(), report = make_pipe();
+  // A stream on a path is opened here, before fork (the child may only
+  // make async-signal-safe calls); its descriptor takes the pipe end's
+  // place, and the pipe's other end is never handed out.
+  const Fd in_file = open_stream(streams.in, O_RDONLY, "input");
+  const Fd out_file = open_stream(streams.out, O_WRONLY, "output");
+  const bool close_in = streams.in.kind == StreamSource::Kind::closed;
+  const bool close_out = streams.out.kind == StreamSource::Kind::closed;
+  // A closed stream's number is held in the helpers by the error pipe's
+  // end, a placeholder the program closes just before exec.
+  const int in_fd = in_file.get() >= 0 ? in_file.get() : close_in ? err.write.get() : in.read.get();
+  const int out_fd = out_file.get() >= 0 ? out_file.get() : close_out ? err.write.get() : out.write.get();
   sigset_t mask = program_mask;
   for (int sig = 1; sig < 64; ++sig) {
     if ((held_for_clean_ends >> sig) & 1) sigdelset(&mask, sig);
   }
-  const SupervisorLaunch launch{c_argv.data(),      folder.fd,          in.read.get(), out.write.get(), err.write.get(),
-                                status.write.get(), report.write.get(), mask,          ::getpid()};
+  const SupervisorLaunch launch{c_argv.data(),      folder.fd, in_fd,     out_fd,
+                                err.write.get(),    close_in,  close_out, status.write.get(),
+                                report.write.get(), mask,      ::getpid()};
   std::unique_lock lock(live_mutex());  // a clean end that has begun waits for none started after it
   live().reserve(live().size() + 1);
   const pid_t pid = ::fork();
@@ -215,8 +242,8 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
     return started;
   }
   started.outcome = Started::running;
-  started.in = std::move(in.write);
-  started.out = std::move(out.read);
+  if (streams.in.kind == StreamSource::Kind::pipe) started.in = std::move(in.write);
+  if (streams.out.kind == StreamSource::Kind::pipe) started.out = std::move(out.read);
   started.err = std::move(err.read);
   return started;
 }

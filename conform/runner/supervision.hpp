@@ -132,8 +132,11 @@ struct Started {
 // start did not finish by `deadline` (helpers someone stopped); `failed`:
 // exec failed, or the folder could not be entered.
 // Throws std::system_error when pipes or processes cannot be created.
+// `streams`: standard input or output closed or opened on a path
+// (runner/subprocess.hpp); `in` or `out` is then not set. A path that
+// cannot be opened throws std::system_error.
 Started start_supervised(const std::vector<std::string>& argv, const sigset_t& program_mask, Clock::time_point deadline,
-                         const WorkingFolder& folder = {});
+                         const WorkingFolder& folder = {}, const StandardStreams& streams = {});
 
 // For a clean end (runner/clean_ends.hpp), which blocks `signals` in
 // every thread to wait for them: programs started from then on get them

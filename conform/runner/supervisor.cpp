@@ -218,6 +218,10 @@ void kill_descendants(pid_t self) {
   if (program == 0) {
     ::setpgid(0, 0);  // its own process group, away from the terminal's signals
     ::signal(SIGPIPE, SIG_DFL);
+    // SPEC.md §6: a closed standard stream is one the program must
+    // answer with exit 3; closed last, so nothing here takes its number.
+    if (launch.close_in) ::close(0);
+    if (launch.close_out) ::close(1);
     ::pthread_sigmask(SIG_SETMASK, &launch.program_mask, nullptr);
     ::execvp(launch.argv[0], launch.argv);
     fail_to_start(status, 0);

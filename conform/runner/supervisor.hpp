@@ -51,8 +51,12 @@ namespace agent_session::conform::runner {
 // destructor, places them by number (supervisor.cpp).
 struct SupervisorLaunch {
   char* const* argv;
-  int cwd;                // open on the program's working directory (fchdir); -1: the caller's
-  int in, out, err;       // the program's standard streams: the input's read end, the outputs' write ends
+  int cwd;           // open on the program's working directory (fchdir); -1: the caller's
+  int in, out, err;  // the program's standard streams: the input's read end, the outputs' write ends
+  // Standard input or output to be closed in the program, just before
+  // exec: `in` or `out` is then a placeholder that keeps the number taken
+  // in the helpers (no pipe they make may land on 0 or 1).
+  bool close_in, close_out;
   int status;             // close-on-exec pipe: a StartFailure when the program cannot start, else nothing
   int report;             // pipe: a SupervisorReport once the program and all it left are gone
   sigset_t program_mask;  // the caller's signal mask, for the program

@@ -131,11 +131,11 @@ std::vector<VectorDir> vector_dirs(const fs::path& root, std::error_code& error)
     // Whether it is or leads to a folder: its type only, nothing is read.
     const bool is_directory = !type_error && entry->is_directory(type_error);
     if (type_error && type_error != std::errc::no_such_file_or_directory && type_error != std::errc::not_a_directory) {
-      dirs.push_back({entry->path(), type_error.message(), {}});  // a symlink loop, a permission
+      dirs.push_back({entry->path(), type_error.message(), {}, {}});  // a symlink loop, a permission
     } else if (is_directory && is_link) {
-      dirs.push_back({entry->path(), std::string("a symbolic link to a folder, not a folder") + kNoLink, {}});
+      dirs.push_back({entry->path(), std::string("a symbolic link to a folder, not a folder") + kNoLink, {}, {}});
     } else if (is_directory) {
-      dirs.push_back({entry->path(), "", {}});
+      dirs.push_back({entry->path(), "", {}, {}});
     }
   }
   if (error) return {};

@@ -30,6 +30,8 @@ struct VectorDir {
   // Set for the runner's built-in vector (missing_file_vector in
   // runner/conform_judge.hpp): the path that does not exist that it runs with.
   std::filesystem::path missing_file;
+  // Set for one of the runner's own checks (runner/stream_checks.hpp): its name.
+  std::string runner_check;
 };
 
 // The vectors of `root`, in name order. When `root` cannot be listed,

@@ -200,7 +200,7 @@ TEST(ConformMain, TheDefaultVectorsAreTheSourceTreesInABuildTree) {
             fs::canonical(fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus" / "conformance"));
   const MainRun r = conform_main({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("vectors 1.3.0 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vectors 1.4.0 ("), std::string::npos) << r.out;
 }
 
 }  // namespace

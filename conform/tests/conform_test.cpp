@@ -5,6 +5,7 @@
 #include "conform/runner/conform.hpp"
 #include "cli/cli.hpp"
 #include "conform/runner/conform_report.hpp"
+#include "conform/runner/stream_checks.hpp"
 #include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
 
@@ -31,10 +32,10 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 
-// The vectors of the folder, and the runner's built-in one (the suite is
-// 1.1.0 or later).
+// The vectors of the folder, the runner's built-in one (the suite is 1.1.0
+// or later) and the runner's own checks (1.4.0 or later).
 std::size_t vector_count() {
-  std::size_t count = 1;
+  std::size_t count = 1 + conform::runner::runner_check_names().size();
   for (const auto& entry : fs::directory_iterator(kVectors)) count += entry.is_directory() ? 1 : 0;
   return count;
 }
@@ -198,8 +199,11 @@ TEST_F(FakeVectors, TheBuiltInMissingFileCheckComesWithVectorsFromOnePointOne) {
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\n");
   std::ofstream(dir_ / "VERSION") << "1.1.0\n";
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
-  std::ofstream(dir_ / "VERSION") << "2.0.0\n";
+  std::ofstream(dir_ / "VERSION") << "1.3.0\n";
   EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "y_one\nbuiltin_missing_file\n");
+  std::ofstream(dir_ / "VERSION") << "2.0.0\n";  // the runner's own checks too, from 1.4.0 (conform_streams_test)
+  EXPECT_TRUE(conform(dir_, {}, {"--list"}).out.starts_with("y_one\nbuiltin_missing_file\nrunner_stdin_closed\n"));
+  std::ofstream(dir_ / "VERSION") << "1.1.0\n";
   // Right: exit 3, nothing on stdout, the path and "No such file" (any case).
   const std::string right = R"(if [ "$1" = check ] && { [ "$2" = - ] || [ -e "$2" ]; }; then echo 1 messages; )"
                             R"(else eval "f=\${$#}"; echo "port: $f: NO SUCH FILE" >&2; exit 3; fi)";

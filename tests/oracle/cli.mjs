@@ -15,7 +15,7 @@
 // invalid session or budget error, 2 usage error, 3 other I/O error (70: a
 // bug in this oracle).
 
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, fstatSync, readFileSync, statSync } from "node:fs";
 import { serveHarness } from "./harness.mjs";
 
 const MAX_DEPTH = 512;
@@ -333,11 +333,43 @@ function exitOnWriteError(stream, name) {
   });
 }
 
+// SPEC §6: a closed standard input or output is exit 3. Node.js hides
+// one: before any script runs it opens /dev/null read-write on a closed
+// descriptor 0, 1 or 2, so reads see an empty input and writes vanish.
+// /dev/null open read-write on 0 or 1 is taken for that (a shell's
+// `< /dev/null` opens it read-only, `> /dev/null` write-only; only
+// `<> /dev/null` is mistaken for a closed stream). /proc/self/fdinfo shows
+// the access mode (Linux).
+function closedAtStart(fd) {
+  try {
+    const devNull = statSync("/dev/null");
+    const stream = fstatSync(fd);
+    if (!stream.isCharacterDevice() || stream.rdev !== devNull.rdev) return false;
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "latin1"));
+    return flags !== null && (parseInt(flags[1], 8) & 3) === 2;
+  } catch {
+    return false;
+  }
+}
+
+function closedError(name) {
+  return Object.assign(new Error(`EBADF: bad file descriptor: standard ${name} is closed`), { code: "EBADF" });
+}
+
+function readStandardInput() {
+  if (closedAtStart(0)) throw closedError("input");
+  return readFileSync(0);
+}
+
 function main(argv) {
   if (argv.length === 1 && argv[0] === "harness") return serveHarness({ runCommand, oneLine, isRecord });
   exitOnWriteError(process.stdout, "output");
   exitOnWriteError(process.stderr, "error");
-  const run = runCommand(argv, () => readFileSync(0));
+  const run = runCommand(argv, readStandardInput);
+  if (run.stdout.length > 0 && closedAtStart(1)) {
+    process.stderr.write(oneLine(`cannot write standard output: ${closedError("output").message}`) + "\n");
+    return 3;
+  }
   if (run.stdout.length > 0) process.stdout.write(run.stdout);
   if (run.stderr.length > 0) process.stderr.write(run.stderr);
   return run.exit;

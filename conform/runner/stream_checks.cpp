@@ -1,0 +1,92 @@
+#include "conform/runner/stream_checks.hpp"
+
+#include "conform/runner/conform_report.hpp"
+
+#include <algorithm>
+
+namespace agent_session::conform::runner {
+namespace {
+
+using Kind = StreamSource::Kind;
+
+struct Spec {
+  const char* name;
+  std::vector<std::string> args;        // before FILE
+  bool reads_stdin;                     // FILE is `-`
+  std::vector<std::string> after_file;  // words after FILE
+  StandardStreams streams;
+  const char* redirection;
+  int exit;
+};
+
+// The table of stream_checks.hpp. `/` is a folder on every system, so the
+// reproduce command works after the run; /dev/full is Linux's full device
+// (the runner is Linux's: runner/supervisor.hpp).
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> table = {
+      {"runner_stdin_closed", {"check"}, true, {}, {{Kind::closed, ""}, {}}, "<&-", 3},
+      {"runner_stdin_directory", {"check"}, true, {}, {{Kind::path, "/"}, {}}, "< /", 3},
+      {"runner_stdout_full", {"canon"}, false, {}, {{}, {Kind::path, "/dev/full"}}, "> /dev/full", 3},
+      {"runner_stdout_closed", {"canon"}, false, {}, {{}, {Kind::closed, ""}}, ">&-", 3},
+      {"runner_extra_argument", {"check"}, false, {"extra"}, {}, "", 2},
+      {"runner_unknown_option", {"check", "--bogus"}, false, {}, {}, "", 2},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<std::string>& runner_check_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const Spec& spec : specs()) all.emplace_back(spec.name);
+    return all;
+  }();
+  return names;
+}
+
+bool is_runner_check(std::string_view name) {
+  const auto& names = runner_check_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Vector runner_check_vector(const std::string& name, const std::filesystem::path& session) {
+  Vector vector;
+  vector.name = name;
+  vector.input_path = session;
+  for (const Spec& spec : specs()) {
+    if (name != spec.name) continue;
+    Check check;
+    check.args = spec.args;
+    check.exit = spec.exit;
+    check.file = spec.reads_stdin ? "-" : session.string();
+    check.runner_own = true;
+    check.after_file = spec.after_file;
+    check.streams = spec.streams;
+    check.redirection = spec.redirection;
+    check.one_stderr_line = true;
+    vector.checks.push_back(std::move(check));
+  }
+  if (vector.checks.empty()) vector.problem = "no runner's check is named " + name;
+  return vector;
+}
+
+std::string runner_check_reproduce(const Check& check, const std::vector<std::string>& command) {
+  std::vector<std::string> argv = command;
+  argv.insert(argv.end(), check.args.begin(), check.args.end());
+  const bool reads_file = check.file != "-";
+  std::string line;
+  if (reads_file) {
+    line = "f=$(mktemp) && printf '%s\\n' '" + std::string(kRunnerSession.substr(0, kRunnerSession.size() - 1)) +
+           "' > \"$f\" && ";
+  } else {
+    argv.emplace_back("-");
+  }
+  line += shell_command(argv);
+  if (reads_file) line += " \"$f\"";
+  for (const auto& word : check.after_file) line += " " + shell_command({word});
+  if (!check.redirection.empty()) line += " " + check.redirection;
+  return line;
+}
+
+}  // namespace agent_session::conform::runner

@@ -1,0 +1,52 @@
+// The runner's own checks (SPEC.md §6.1, "The runner's own checks"):
+// SPEC.md §6's rules for the process's streams and its usage errors,
+// which no vector can state, since a vector gives only words before FILE
+// and bytes on a standard input that is a pipe. In exec mode, one run
+// each, of the port as a process (in harness mode too: a request cannot
+// close a stream or carry a word past FILE, so these runs are exec mode's,
+// as a run whose words are not UTF-8 is):
+//
+//   runner_stdin_closed       check - <&-              exit 3
+//   runner_stdin_directory    check - < /              exit 3
+//   runner_stdout_full        canon FILE > /dev/full   exit 3
+//   runner_stdout_closed      canon FILE >&-           exit 3
+//   runner_extra_argument     check FILE extra         exit 2
+//   runner_unknown_option     check --bogus FILE       exit 2
+//
+// FILE is a valid one-message session the runner writes in a temporary
+// folder of its own. Each must end in that exit, never a signal, with
+// standard output empty where the runner sees it and exactly one line on
+// standard error. They are listed, selected (--only), skipped (the skip
+// file) and reported like vectors, with vectors 1.4.0 or later.
+#pragma once
+
+#include "conform/runner/conform_judge.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agent_session::conform::runner {
+
+// Their names, in the order they run (after the vectors).
+const std::vector<std::string>& runner_check_names();
+
+// Whether `name` is one of them: a vector folder of that name is unusable.
+bool is_runner_check(std::string_view name);
+
+// What FILE holds: one valid message, so that `canon FILE` has output to
+// write and `check FILE` would succeed but for its arguments.
+inline constexpr std::string_view kRunnerSession = "{\"role\":\"user\",\"content\":\"hi\"}\n";
+
+// The check named `name` as a vector of one check, FILE being `session`
+// (a file holding kRunnerSession).
+Vector runner_check_vector(const std::string& name, const std::filesystem::path& session);
+
+// A command line for sh that runs `check` again with the port `command`:
+// the session file made by mktemp and printf when the check reads one,
+// then the run with its redirection, e.g.
+//   f=$(mktemp) && printf '%s\n' '{"role":"user","content":"hi"}' > "$f" && ./port canon "$f" > /dev/full
+std::string runner_check_reproduce(const Check& check, const std::vector<std::string>& command);
+
+}  // namespace agent_session::conform::runner
