@@ -284,7 +284,7 @@ TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
                     .checks = reference_checks(write(bytes), 5),
                     .reproduce = {"true"}};
   const fs::path folder = write_vector(dir_ / "out", found);
-  const runner::Vector vector = runner::load_vector({folder, "", {}});
+  const runner::Vector vector = runner::load_vector({folder, "", {}, {}});
   EXPECT_EQ(vector.problem, "");
   EXPECT_EQ(vector.input, bytes);
   ASSERT_EQ(vector.checks.size(), found.checks.size());
