@@ -110,7 +110,7 @@ TEST(ConformOptions, BadValuesAreUsageErrorsThatNameTheOptionAndValue) {
   for (const char* bad : {"0", "1073741825", "-5"}) {
     EXPECT_NE(usage_error({"--max-output", bad}).find("--max-output: "), std::string::npos) << bad;
   }
-  for (const char* bad : {"junit=", "json=", "junit", "=a", {}}) {
+  for (const char* bad : {"junit=", "json=", "junit", "=a", ""}) {
     EXPECT_NE(usage_error({"--report", bad}).find("--report: "), std::string::npos) << bad;
   }
   EXPECT_EQ(usage_error({"--jobs", "007"}), "(no error)");

@@ -86,7 +86,7 @@ TEST_F(FakeVectors, AMissingOrMalformedVersionIsReportedClearly) {
   EXPECT_EQ(r.out, "agent-session conform " + std::string(conform::runner::runner_version()) + "\n");
   EXPECT_EQ(r.err, "agent-session-conform: the vectors in '" + dir_.string() +
                        "' have no version: cannot open VERSION: No such file or directory\n");
-  for (const std::string bad : {"1.0\n", "1.0.0\n\n", "v1.0.0\n", "1.0.0\x1b[2J\n", {}}) {
+  for (const std::string bad : {"1.0\n", "1.0.0\n\n", "v1.0.0\n", "1.0.0\x1b[2J\n", ""}) {
     std::ofstream(dir_ / "VERSION", std::ios::binary | std::ios::trunc) << bad;
     r = conform(dir_, {}, {"--version"});
     EXPECT_EQ(r.exit_code, 2) << bad;
