@@ -125,8 +125,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   }
   if (const char* out = std::getenv("AGENT_SESSION_FUZZ_OUT"); out && *out) port.out = out;
   const char* vectors = std::getenv("AGENT_SESSION_VECTORS");
-  port.vectors = read_vector_inputs(vectors && *vectors ? fs::path(vectors)
-                                                        : fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus/conformance");
+  std::error_code unreadable;
+  port.vectors = read_vector_inputs(
+      vectors && *vectors ? fs::path(vectors) : fs::path(AGENT_SESSION_SOURCE_DIR) / "corpus/conformance", unreadable);
+  if (unreadable) give_up("cannot read the vectors folder (AGENT_SESSION_VECTORS): " + unreadable.message());
   try {
     port.dir = std::make_unique<TempDir>();
   } catch (const std::exception& error) {

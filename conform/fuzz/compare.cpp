@@ -10,7 +10,11 @@ std::optional<Mismatch> first_mismatch(runner::PortRunner& port, const std::vect
     args.push_back(file);
     const runner::ProcessResult result = port.run(args, "");
     if (asked) asked();
-    if (result.end == runner::ProcessEnd::not_started) throw PortError{result.error};
+    // A port that cannot be run, or removed the folders it runs in, answers
+    // nothing a vector could pin: the fuzz run stops and says why.
+    if (result.end == runner::ProcessEnd::not_started || result.end == runner::ProcessEnd::no_working_folder) {
+      throw PortError{result.error};
+    }
     if (auto why = runner::judge(check, result, timeout)) return Mismatch{check, *why};
   }
   return std::nullopt;

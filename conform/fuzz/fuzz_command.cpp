@@ -194,7 +194,17 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   const std::uint64_t seed =
       options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
   const std::string vectors = options.vectors.empty() ? runner::default_vectors_folder() : options.vectors;
-  Fuzzer fuzzer(options, seed, read_vector_inputs(vectors));
+  std::error_code unreadable;
+  std::vector<std::string> inputs = read_vector_inputs(vectors, unreadable);
+  if (unreadable) {
+    // As conform says it: a path that names no folder is the caller's
+    // mistake (exit 2); a folder that cannot be read is not (exit 3).
+    const bool usage = unreadable == std::errc::no_such_file_or_directory || unreadable == std::errc::not_a_directory;
+    err << options.program << " fuzz: cannot read the vectors folder '" << terminal_safe(vectors)
+        << "': " << terminal_safe(unreadable.message()) << '\n';
+    return usage ? 2 : 3;
+  }
+  Fuzzer fuzzer(options, seed, std::move(inputs));
   const std::uint64_t limit =
       options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
   std::ostringstream budget;

@@ -61,9 +61,8 @@ FuzzInput fuzz_input(std::uint64_t seed, std::uint64_t index, const std::vector<
   return input;
 }
 
-std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder) {
+std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder, std::error_code& error) {
   std::vector<std::string> inputs;
-  std::error_code error;
   for (const runner::VectorDir& dir : runner::vector_dirs(folder, error)) {
     if (!dir.problem.empty() || !dir.missing_file.empty()) continue;
     try {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace agent_session::conform::fuzz {
@@ -30,7 +31,8 @@ std::uint64_t input_seed(std::uint64_t seed, std::uint64_t index);
 FuzzInput fuzz_input(std::uint64_t seed, std::uint64_t index, const std::vector<std::string>& vectors);
 
 // The input.jsonl bytes of every vector in `folder` that has one, in the
-// folder's order; none when the folder cannot be read.
-std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder);
+// folder's order; none, and `error` set, when the folder cannot be read
+// (no_such_file_or_directory or not_a_directory: the caller's mistake).
+std::vector<std::string> read_vector_inputs(const std::filesystem::path& folder, std::error_code& error);
 
 }  // namespace agent_session::conform::fuzz

@@ -12,13 +12,17 @@
 namespace agent_session::conform::runner {
 namespace {
 
+// Those a user or a supervisor sends to end a run (Ctrl-C, kill, a closed
+// terminal, Ctrl-\): each ends it cleanly, with 128 + its number.
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 std::atomic<bool> in_place{false};
 std::atomic<bool> done{false};  // the CleanEnds is ending: the next signal is its own
 
 sigset_t ending_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  for (const int sig : kEndingSignals) sigaddset(&set, sig);
   return set;
 }
 
@@ -49,7 +53,7 @@ CleanEnds::CleanEnds() {
   }
   sigset_t added;  // those that were not blocked already
   sigemptyset(&added);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (const int sig : kEndingSignals) {
     if (sigismember(&previous_, sig) != 1) sigaddset(&added, sig);
   }
   supervision::hold_for_clean_ends(added);

@@ -1,5 +1,5 @@
 // How the kit's commands (conform, fuzz, exec-adapter) end on SIGINT,
-// SIGTERM or SIGHUP: every port they started is stopped with
+// SIGTERM, SIGHUP or SIGQUIT: every port they started is stopped with
 // its whole tree, every temporary folder they made is removed
 // (runner/temp_folder.hpp; one a port made unreadable too, and a line
 // on standard error for one it could not remove), and the

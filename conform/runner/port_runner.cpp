@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <system_error>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -41,13 +41,29 @@ bool names_a_path(const std::string& word) {
 // The port enters it by the descriptor held here (runner/subprocess.hpp's
 // WorkingFolder), opened as it was made: a port that moved the job's
 // folder and put a link in its place leads no later run into the link.
+// One the port moved away is emptied through it and named (remove_held).
 struct RunFolder {
   const TempFolder& job;
   std::string name;
-  base::Fd fd{::openat(job.fd(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+  base::Fd fd{::openat(job.fd(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
   WorkingFolder working() const { return {fd.get(), (job.path() / name).string()}; }
-  ~RunFolder() { remove_at(job.fd(), name, true); }
+  ~RunFolder() {
+    if (fd.get() >= 0) {
+      remove_held(job.fd(), name, fd.get(), true, working().path);
+    } else {
+      remove_at(job.fd(), name, true);
+    }
+  }
 };
+
+// A run without a working folder fails only its own check (SPEC.md
+// §6.1): the run goes on.
+ProcessResult no_working_folder(const std::string& what, int error) {
+  ProcessResult result;
+  result.end = ProcessEnd::no_working_folder;
+  result.error = what + ": " + std::strerror(error);
+  return result;
+}
 
 }  // namespace
 
@@ -73,17 +89,19 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
   // A harness port starts in the job's folder and can plant the next
   // run's name (a link, say): mkdir never reuses it, the next number is
   // taken instead.
+  // A port may have removed the job's folder or filled its disk: then
+  // this check fails with the reason, not the whole run.
   std::string name;
   for (int tries = 0;; ++tries) {
     name = "run-" + std::to_string(++runs_);
     if (::mkdirat(job_->fd(), name.c_str(), 0700) == 0) break;
-    if (errno != EEXIST || tries == 1000) {
-      throw std::system_error(errno, std::generic_category(), "cannot make " + (job_->path() / name).string());
+    if (const int error = errno; error != EEXIST || tries == 1000) {
+      return no_working_folder("cannot make the run's working folder " + (job_->path() / name).string(), error);
     }
   }
   const RunFolder folder{*job_, name};
-  if (folder.fd.get() < 0) {
-    throw std::system_error(errno, std::generic_category(), "cannot open " + folder.working().path);
+  if (const int error = errno; folder.fd.get() < 0) {
+    return no_working_folder("cannot open the run's working folder " + folder.working().path, error);
   }
   if (!options_.harness || !all_utf8(args) || exec_streams != nullptr) {
     std::vector<std::string> argv = command_;

@@ -138,6 +138,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::string_view
   if (started.outcome == Started::failed) {
     result.error = std::move(started.error);
     result.start_errno = started.error_number;
+    if (started.no_folder) result.end = ProcessEnd::no_working_folder;
     return result;
   }
   // A stream that is not a pipe has no end here: pump polls none for it.
@@ -178,6 +179,7 @@ std::string describe_end(const ProcessResult& result, std::chrono::milliseconds 
       text << "wrote more than " << result.output_limit << " bytes to " << result.overflowed << " (killed)";
       break;
     case ProcessEnd::not_started:
+    case ProcessEnd::no_working_folder:
     case ProcessEnd::harness_failure: text << result.error; break;
     case ProcessEnd::parent_killed:
     case ProcessEnd::supervisor_killed:

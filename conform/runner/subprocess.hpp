@@ -21,6 +21,10 @@ enum class ProcessEnd {
   timed_out,     // still running at the deadline: killed with SIGKILL
   output_limit,  // wrote more than output_limit bytes on one stream: killed with SIGKILL
   not_started,   // the program could not be executed; `error` says why
+  // The run's working folder could not be made, opened or entered (a port
+  // may have removed its job's folder): `error` says why. That check
+  // fails; the port itself may run, so the run goes on (SPEC.md §6.1).
+  no_working_folder,
   // Its parent, a helper process of ours (runner/supervisor.hpp), died
   // before the program's end was known (the program killed it, most
   // likely): `signal` holds the signal that killed it, or exit_code its

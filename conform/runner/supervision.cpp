@@ -239,6 +239,7 @@ Started start_supervised(const std::vector<std::string>& argv, const sigset_t& p
                         ? "cannot enter the working folder '" + folder.path + "': " + std::strerror(failure.error)
                         : "cannot run '" + argv[0] + "': " + std::strerror(failure.error);
     started.error_number = failure.error;
+    started.no_folder = failure.in_fork == 2;
     return started;
   }
   started.outcome = Started::running;

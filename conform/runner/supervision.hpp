@@ -122,8 +122,9 @@ struct Started {
   Outcome outcome = failed;
   Supervisor supervisor;
   Fd in, out, err;
-  std::string error;     // failed: "cannot run 'x': No such file or directory"
-  int error_number = 0;  // failed: exec's errno (E2BIG: the arguments, not the program)
+  std::string error;       // failed: "cannot run 'x': No such file or directory"
+  int error_number = 0;    // failed: exec's errno (E2BIG: the arguments, not the program)
+  bool no_folder = false;  // failed: the working folder could not be entered, not exec
 };
 
 // Starts `argv` (argv[0] looked up in PATH) under a supervisor with

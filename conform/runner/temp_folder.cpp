@@ -98,23 +98,39 @@ std::vector<std::string> empty_but_folders(int fd) {
   return folders;
 }
 
-// The folder `name` in `at` (nothing when it is not a folder, or cannot be
-// opened), made readable, writable and searchable (owner) through its
-// own descriptor: a port may have left it mode 000, or 500 (whose
-// entries then cannot be unlinked).
+// Whether the folder `inner` is open on is on another mount than the one
+// `outer` is open on: a mount point (a bind mount of a folder elsewhere
+// has an id of its own though its st_dev may be the same). Unknown ids
+// (a kernel before 5.8) count as the same mount.
+bool another_mount(int outer, int inner) {
+  struct statx a {};
+  struct statx b {};
+  if (::statx(outer, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) != 0 ||
+      ::statx(inner, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) != 0) {
+    return false;
+  }
+  return (a.stx_mask & STATX_MNT_ID) && (b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id;
+}
+
+// The folder `name` in `at` (nothing when it is not a folder, cannot be
+// opened, or is a mount point: what a port mounted there is not ours to
+// empty, and its folder is left and named), made readable, writable and
+// searchable (owner) through its own descriptor: a port may have left it
+// mode 000, or 500 (whose entries then cannot be unlinked).
 Fd open_folder(int at, const char* name) {
   const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   Fd folder(::openat(at, name, flags));
-  if (folder.get() >= 0) {
-    make_owner_writable(folder.get());
-    return folder;
+  if (folder.get() < 0 && errno == EACCES) {
+    const Fd handle(::openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (handle.get() < 0) return Fd();
+    if (another_mount(at, handle.get())) return Fd();
+    make_owner_writable(handle.get());
+    const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
+    folder.reset(::open(self.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   }
-  if (errno != EACCES) return folder;
-  const Fd handle(::openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (handle.get() < 0) return folder;
-  make_owner_writable(handle.get());
-  const std::string self = "/proc/self/fd/" + std::to_string(handle.get());
-  return Fd(::open(self.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (folder.get() < 0 || another_mount(at, folder.get())) return Fd();
+  make_owner_writable(folder.get());
+  return folder;
 }
 
 struct Identity {
@@ -229,6 +245,38 @@ bool remove_tree(const fs::path& path) noexcept {
   }
 }
 
+void remove_held(int parent, const std::string& name, int held, bool parent_is_ours,
+                 const std::string& shown) noexcept {
+  try {
+    make_owner_writable(held);  // a port may have made it mode 500 or 000
+    const bool emptied = remove_contents(held);
+    struct stat mine {};
+    // Unlinked already (the port removed it): nothing of it is left.
+    if (::fstat(held, &mine) == 0 && mine.st_nlink == 0) return;
+    struct stat there {};
+    const bool same = ::fstatat(parent, name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+                      there.st_dev == mine.st_dev && there.st_ino == mine.st_ino;
+    if (same && unlink_in(parent, name, AT_REMOVEDIR, parent_is_ours)) return;
+    std::string why;
+    if (same) {
+      why = std::strerror(errno);
+    } else {
+      // Where it went, for the person who cleans up: the kernel's name of
+      // the folder `held` is open on (informative only, never acted on).
+      char now[4096];
+      const std::string self = "/proc/self/fd/" + std::to_string(held);
+      const ssize_t n = ::readlink(self.c_str(), now, sizeof now);
+      why = "the port moved it";
+      if (n > 0 && static_cast<std::size_t>(n) < sizeof now)
+        why += " to " + std::string(now, static_cast<std::size_t>(n));
+      why += emptied ? " (what was in it is removed; the empty folder is left there)"
+                     : " (not all that was in it could be removed)";
+    }
+    note_problem("cannot remove the temporary folder " + base::terminal_safe(shown) + ": " + base::terminal_safe(why));
+  } catch (...) {  // out of memory: nothing more can be said
+  }
+}
+
 std::vector<std::string> take_removal_problems() {
   const std::lock_guard lock(problems_mutex());
   return std::exchange(problems(), {});
@@ -308,32 +356,7 @@ TempFolder::~TempFolder() {
 void TempFolder::remove() noexcept {
   if (removed_) return;
   removed_ = true;
-  try {
-    make_owner_writable(fd_.get());  // a port may have made it mode 500 or 000
-    const bool emptied = remove_contents(fd_.get());
-    struct stat there {};
-    const bool same = ::fstatat(parent_.get(), name_.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 &&
-                      there.st_dev == dev_ && there.st_ino == ino_;
-    if (same && ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR) == 0) return;
-    std::string why;
-    if (same) {
-      why = std::strerror(errno);
-    } else {
-      // Where it went, for the person who cleans up: the kernel's name of
-      // the folder fd_ is open on (informative only, never acted on).
-      char now[4096];
-      const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());
-      const ssize_t n = ::readlink(self.c_str(), now, sizeof now);
-      why = "the port moved it";
-      if (n > 0 && static_cast<std::size_t>(n) < sizeof now)
-        why += " to " + std::string(now, static_cast<std::size_t>(n));
-      why += emptied ? " (what was in it is removed; the empty folder is left there)"
-                     : " (not all that was in it could be removed)";
-    }
-    note_problem("cannot remove the temporary folder " + base::terminal_safe(path_.string()) + ": " +
-                 base::terminal_safe(why));
-  } catch (...) {  // out of memory: nothing more can be said
-  }
+  remove_held(parent_.get(), name_, fd_.get(), false, path_.string());
 }
 
 }  // namespace agent_session::conform::runner

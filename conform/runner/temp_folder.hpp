@@ -44,6 +44,14 @@ bool remove_at(int parent, const std::string& name, bool parent_is_ours) noexcep
 // by its path: for a folder no port can reach (a test's own).
 bool remove_tree(const std::filesystem::path& path) noexcept;
 
+// Removes the folder `held` is open on (O_RDONLY | O_DIRECTORY), made as
+// `name` in the open folder `parent`: what is in it through `held`, then
+// the folder by its name only while that entry is still this folder (same
+// st_dev and st_ino). One the port moved away is emptied and said
+// (take_removal_problems, `shown` naming it); one the port removed is
+// gone, and nothing is said. `parent_is_ours`: as remove_at. Never throws.
+void remove_held(int parent, const std::string& name, int held, bool parent_is_ours, const std::string& shown) noexcept;
+
 // One line for each temporary folder that could not be removed since the
 // last call, without the program's name ("cannot remove the temporary
 // folder /tmp/agent-session-conform-job-x1Y2z3: the port moved it to

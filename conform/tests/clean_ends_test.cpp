@@ -1,5 +1,5 @@
 // runner/clean_ends.hpp and runner/temp_folder.hpp: `conform` and `fuzz`
-// ended by SIGINT, SIGTERM or SIGHUP mid-run exit 128 + the signal and
+// ended by SIGINT, SIGTERM, SIGHUP or SIGQUIT mid-run exit 128 + the signal and
 // leave nothing in TMPDIR, not even a folder a port made mode 000 inside
 // FILE's folder; nor does a run that ends on its own. The
 // binary runs as an unprivileged user when the test is root: root reads a
@@ -80,7 +80,7 @@ pid_t start(const std::vector<std::string>& args, const fs::path& tmpdir) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
     // Root's execve takes the bounding set: without these two, root is
     // held to a folder's mode like its owner.
     if (::geteuid() == 0 &&
@@ -117,7 +117,7 @@ int wait_status(pid_t pid) {
 }
 
 void expect_clean_end(const std::string& name, const std::vector<std::string>& args) {
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
     SCOPED_TRACE(name + ", signal " + std::to_string(sig));
     const fs::path tmpdir = private_tmpdir(name + "-" + std::to_string(sig));
     const pid_t pid = start(args, tmpdir);

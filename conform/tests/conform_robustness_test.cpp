@@ -263,7 +263,7 @@ TEST(RunProcess, StartsInTheWorkingFolderByItsDescriptorWhateverItsPathNowNames)
 
   const base::Fd file{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
   const auto no_folder = conform::runner::run_process({"true"}, "", limit, 4096, {file.get(), "/dev/null"});
-  EXPECT_EQ(no_folder.end, conform::runner::ProcessEnd::not_started);
+  EXPECT_EQ(no_folder.end, conform::runner::ProcessEnd::no_working_folder);
   EXPECT_EQ(no_folder.error, "cannot enter the working folder '/dev/null': Not a directory");
   fs::remove_all(base);
 }

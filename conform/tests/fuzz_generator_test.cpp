@@ -29,7 +29,12 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& vectors() {
-  static const std::vector<std::string> inputs = read_vector_inputs(AGENT_SESSION_SOURCE_DIR "/corpus/conformance");
+  static const std::vector<std::string> inputs = [] {
+    std::error_code error;
+    auto read = read_vector_inputs(AGENT_SESSION_SOURCE_DIR "/corpus/conformance", error);
+    EXPECT_FALSE(error) << error.message();
+    return read;
+  }();
   return inputs;
 }
 

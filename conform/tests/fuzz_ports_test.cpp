@@ -61,6 +61,14 @@ TEST(FuzzPorts, UsageErrorsAreExit2) {
   const ProcessResult missing = conform({"fuzz", "--runs", "1", "--", "/nonexistent/port"}, 10s);
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("cannot run the port"), std::string::npos) << missing.err;
+  // A --vectors that names no folder is the caller's typo, as for conform.
+  for (const std::string& vectors : {std::string("/nonexistent/vectors"), kSource + "/README.md"}) {
+    const ProcessResult typo = conform({"fuzz", "--runs", "1", "--vectors", vectors, "--", AGENT_SESSION_CLI}, 10s);
+    EXPECT_EQ(typo.exit_code, 2) << typo.out << typo.err;
+    EXPECT_EQ(typo.err.rfind("agent-session-conform fuzz: cannot read the vectors folder '" + vectors + "': ", 0), 0u)
+        << typo.err;
+    EXPECT_EQ(typo.out.find("no difference"), std::string::npos) << typo.out;
+  }
   const ProcessResult help = conform({"fuzz", "--help"}, 10s);
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--runs N"), std::string::npos);
