@@ -166,12 +166,29 @@ TEST_F(CliFile, AMissingFileIsExitThreeNamingIt) {
       args.pop_back();
       EXPECT_EQ(r.exit_code, cli::kIo) << command << " '" << file << "': " << r.out << r.err;
       EXPECT_EQ(r.out, "") << command;
-      EXPECT_EQ(r.err, "agent-session: cannot open session file '" + file + "': No such file or directory\n")
-          << command;
+      EXPECT_EQ(r.err, "agent-session: cannot open session '" + file + "': No such file or directory\n") << command;
     }
   }
   EXPECT_FALSE(fs::exists(absent));
   EXPECT_EQ(load_session(absent).size(), 0u);  // the library's rule is unchanged
+}
+
+// One style for every I/O error of the command: the verb, what it acts
+// on, the path in single quotes, the reason.
+TEST_F(CliFile, EveryIoErrorNamesItsPathInQuotes) {
+  const std::string folder = path("a folder").string();
+  fs::create_directory(folder);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"check", folder}, "cannot read session '" + folder + "': "},
+      {{"append", folder}, "cannot open session for append '" + folder + "'"},
+      {{"repair", path("gone").string()}, "cannot repair session '" + path("gone").string() + "': "},
+      {{"check", path("gone").string()}, "cannot open session '" + path("gone").string() + "': "},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, cli::kIo) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("agent-session: " + expected, 0), 0u) << r.err;
+  }
 }
 
 TEST_F(CliFile, AppendCreatesAMissingFile) {

@@ -198,7 +198,7 @@ TEST_F(Permissions, RepairInADirectoryItCannotReadChangesNothingHoweverOftenItIs
     const BinaryRun run = as_nobody({"repair", "--apply", session.string()});
     EXPECT_EQ(run.exit_code, 3) << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-    EXPECT_NE(run.err.find(owned_.string() + " cannot be opened for reading"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("'" + owned_.string() + "' cannot be opened for reading"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("nothing was changed"), std::string::npos) << run.err;
     EXPECT_NE(run.err.find(std::strerror(EACCES)), std::string::npos) << run.err;
     EXPECT_EQ(names_in(owned_), std::vector<std::string>{"s.jsonl"}) << "attempt " << attempt;
@@ -214,7 +214,7 @@ TEST_F(Permissions, ASyncedAppendCreatesNothingInADirectoryItCannotRead) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     const BinaryRun run = as_nobody({"append", "--sync", session.string()}, kUser);
     EXPECT_EQ(run.exit_code, 3) << run.err;
-    EXPECT_NE(run.err.find(owned_.string() + " cannot be opened for reading"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("'" + owned_.string() + "' cannot be opened for reading"), std::string::npos) << run.err;
     EXPECT_TRUE(names_in(owned_).empty()) << "attempt " << attempt << " made " << names_in(owned_).front();
   }
   // Without --sync nothing needs the directory read; once the file has

@@ -47,8 +47,7 @@ TEST_F(MissingFile, AFileGoneWhenItIsOpenedIsExitThreeForEveryCommandThatReadsOn
     EXPECT_EQ(run.signal, 0) << args[0];
     EXPECT_EQ(run.exit_code, 3) << args[0] << ": " << run.out << run.err;
     EXPECT_EQ(run.out, "") << args[0];
-    EXPECT_EQ(run.err, "agent-session: cannot open session file '" + file + "': No such file or directory\n")
-        << args[0];
+    EXPECT_EQ(run.err, "agent-session: cannot open session '" + file + "': No such file or directory\n") << args[0];
   }
 }
 
@@ -58,7 +57,8 @@ TEST_F(MissingFile, AScriptGoneWhenItIsOpenedIsAnErrorNotAnEmptyScript) {
       run_with_the_file_gone({"run", "--session", path("session.jsonl").string(), "--script", script, "hello"});
   EXPECT_EQ(run.signal, 0);
   EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
-  EXPECT_NE(run.err.find("cannot read script " + script + ": No such file or directory"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("cannot read script '" + script + "': No such file or directory"), std::string::npos)
+      << run.err;
 }
 
 }  // namespace

@@ -53,5 +53,19 @@ TEST(Escapes, AreLowercaseInEveryForm) {
   EXPECT_EQ(printable_excerpt("\xff\x1b\xe2\x80\xae", 200), "\\xff\\x1b\\xe2\\x80\\xae");
 }
 
+// Every error line names a file one way, and counts agree with their noun.
+TEST(Quoted, NamesAFileInSingleQuotes) {
+  EXPECT_EQ(quoted("a b.jsonl"), "'a b.jsonl'");
+  EXPECT_EQ(quoted(""), "''");
+}
+
+TEST(Counted, TakesTheNounInTheNumberTheCountNeeds) {
+  EXPECT_EQ(counted(0, "message"), "0 messages");
+  EXPECT_EQ(counted(1, "message"), "1 message");
+  EXPECT_EQ(counted(2, "request"), "2 requests");
+  EXPECT_EQ(counted(1, "reply", "replies"), "1 reply");
+  EXPECT_EQ(counted(4, "reply", "replies"), "4 replies");
+}
+
 }  // namespace
 }  // namespace agent_session::base

@@ -134,7 +134,7 @@ class Fuzzer {
 
 std::string lines_of(const std::string& bytes) {
   const auto n = std::count(bytes.begin(), bytes.end(), '\n') + (!bytes.empty() && bytes.back() != '\n');
-  return std::to_string(n) + (n == 1 ? " line" : " lines");
+  return base::counted(static_cast<std::size_t>(n), "line");
 }
 
 // Shrinks the difference, writes its vector and prints what was found;
@@ -212,9 +212,9 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     budget << "for " << *options.time_seconds << " s";
   else
     budget << limit << " inputs";
-  out << "fuzz: seed " << seed << ", " << budget.str() << ", " << options.jobs << (options.jobs == 1 ? " job" : " jobs")
-      << ", " << fuzzer.vectors_.size()
-      << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command)) << std::endl;
+  out << "fuzz: seed " << seed << ", " << budget.str() << ", " << base::counted(options.jobs, "job") << ", "
+      << fuzzer.vectors_.size() << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command))
+      << std::endl;
   try {
     TempDir temp;
     const auto started = Clock::now();

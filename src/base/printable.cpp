@@ -75,4 +75,12 @@ std::string printable_excerpt(std::string_view bytes, std::size_t limit) {
   return out;
 }
 
+std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural) {
+  std::string text = std::to_string(count) + ' ';
+  if (count == 1) return text.append(noun);
+  return plural.empty() ? text.append(noun).append("s") : text.append(plural);
+}
+
 }  // namespace agent_session::base

@@ -48,4 +48,12 @@ void append_escape(std::string& out, char kind, char32_t value);
 // each of its bytes); cut to about `limit` bytes, with "..." when cut.
 std::string printable_excerpt(std::string_view bytes, std::size_t limit);
 
+// How every error line names a file: 'NAME', in single quotes, so a name
+// with spaces, or one ending in a colon, reads as one name.
+std::string quoted(std::string_view name);
+
+// "1 message", "2 messages": a count with its noun in the number it takes
+// (`plural` when the noun does not just add "s").
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural = {});
+
 }  // namespace agent_session::base

@@ -97,7 +97,7 @@ AppendOptions append_options(const Options& options) {
 }
 
 // "1 message", "N messages" (`check` keeps "N messages" always: SPEC.md §6).
-std::string messages(std::size_t count) { return std::to_string(count) + (count == 1 ? " message" : " messages"); }
+std::string messages(std::size_t count) { return base::counted(count, "message"); }
 
 // `repair`: prints what it found on `out`; exit 0 when the file loads (or
 // was just repaired), 1 when it does not.
@@ -214,7 +214,8 @@ int run_command(const std::vector<std::string>& args, std::istream& in, std::ost
         "conform runs agent-session-conform in place of this process (agent-session conform ...), "
         "not in process");
   }
-  if (args.front() == "harness") {
+  const bool asks_for_help = args.size() == 2 && (args[1] == "--help" || args[1] == "-h");
+  if (args.front() == "harness" && !asks_for_help) {
     if (args.size() > 1) throw UsageError("harness takes no arguments: requests come on standard input");
     return serve_harness_command(in, out);
   }

@@ -30,16 +30,19 @@ CommandLine::CommandLine()
           "agent-session") {
   app.set_version_flag("--version", std::string("agent-session ") + AGENT_SESSION_VERSION, "print the version");
   app.require_subcommand(1);
+  app.footer(
+      "Example:\n  agent-session check corpus/real/claude-code-erk-b5fd1043.jsonl\n"
+      "Each command's --help (agent-session trim --help) shows its own.");
   check = add_command(app, options, "check", "Load the session strictly; print 'N messages'.",
                       "agent-session check corpus/real/swe-agent-marshmallow-1867.jsonl");
   estimate =
       add_command(app, options, "estimate", "Print the character estimate: UTF-16 code units of the canonical JSONL.",
-                  "agent-session estimate session.jsonl");
+                  "agent-session estimate corpus/real/claude-code-erk-b5fd1043.jsonl");
   canon = add_command(app, options, "canon", "Print the session as canonical JSONL (JSON.stringify's bytes).",
-                      "agent-session canon - < session.jsonl");
+                      "agent-session canon - < corpus/real/swe-agent-marshmallow-1867.jsonl");
   trim_command =
       add_command(app, options, "trim", "Print the newest whole units that fit the budget, as canonical JSONL.",
-                  "agent-session trim --max-chars 20000 session.jsonl");
+                  "agent-session trim --max-chars 20000 corpus/real/claude-code-erk-b5fd1043.jsonl");
   trim_command->add_option("--max-chars", options.max_chars, "the budget, in UTF-16 code units (a whole number >= 0)")
       ->required()
       ->type_name("N");
@@ -49,12 +52,12 @@ CommandLine::CommandLine()
   append->get_option("FILE")->description(
       "the session file (JSONL); not -: the messages to append come on standard input");
   add_sync_flag(append, options);
-  repair_command =
-      add_command(app, options, "repair",
-                  "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
-                  "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
-                  "is never repaired: a person must look).",
-                  "agent-session repair --apply session.jsonl");
+  repair_command = add_command(
+      app, options, "repair",
+      "Diagnose a torn last line (a write cut short); with --apply, back the file up and cut it off.\n"
+      "Exit 0: the file loads (or was repaired); 1: torn or corrupt (corruption before the last line "
+      "is never repaired: a person must look).",
+      "cp corpus/real/swe-agent-marshmallow-1867.jsonl copy.jsonl && agent-session repair --apply copy.jsonl");
   repair_command->get_option("FILE")->description("the session file (JSONL); not -, since a repair changes a file");
   repair_command->add_flag("--apply", options.apply,
                            "write FILE.bak-<UTC time> (mode 0600), then truncate the torn last line");
@@ -88,7 +91,14 @@ CommandLine::CommandLine()
 
   app.add_subcommand("harness",
                      "Answer command lines as JSON requests on standard input (the harness protocol, "
-                     "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.");
+                     "corpus/conformance/harness.md), each run as `agent-session ARGS...` would.")
+      ->footer(
+          "Example (a start, a check of a one-message session on standard input, a stop; one answer a "
+          "line):\n"
+          "  printf '%s\\n' '{\"op\":\"start\",\"protocol\":1}' "
+          "'{\"op\":\"run\",\"seq\":1,\"argv\":[\"check\",\"-\"],"
+          "\"stdin_b64\":\"eyJyb2xlIjoidXNlciIsImNvbnRlbnQiOiJoaSJ9Cg==\"}' "
+          "'{\"op\":\"stop\"}' | agent-session harness");
 }
 
 void CommandLine::reset() {

@@ -90,17 +90,17 @@ void require_writable_session(const std::string& session) {
   struct stat info {};
   if (::lstat(session.c_str(), &info) != 0) {
     if (errno == ENOENT) return;
-    throw std::system_error(errno, std::generic_category(), "cannot open session " + session);
+    throw std::system_error(errno, std::generic_category(), "cannot open session " + base::quoted(session));
   }
   if (S_ISLNK(info.st_mode)) {
     throw std::system_error(ELOOP, std::generic_category(),
-                            "cannot open session " + session +
+                            "cannot open session " + base::quoted(session) +
                                 ": it is a symbolic link, and sessions are never written through one "
                                 "(name the link's target instead)");
   }
   if (!S_ISREG(info.st_mode)) {
     throw std::system_error(S_ISDIR(info.st_mode) ? EISDIR : EINVAL, std::generic_category(),
-                            "cannot open session " + session + ": not a regular file");
+                            "cannot open session " + base::quoted(session) + ": not a regular file");
   }
 }
 
@@ -192,7 +192,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
       "session or script, or no reply left; 2 usage; 3 I/O.\n"
       "\n"
       "Example:\n"
-      "  agent-session run --session s.jsonl --script corpus/demo/replies.jsonl --root corpus/demo \\\n"
+      "  agent-session run --session demo-session.jsonl --script corpus/demo/replies.jsonl --root corpus/demo \\\n"
       "      --max-chars 600 --verbose 'What do the notes say?'");
   return command;
 }
@@ -207,15 +207,15 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
   check_prompt(options, history);
   const std::size_t used = count_assistant_messages(history);
   if (used >= replies.size()) {
-    throw ScriptError("script " + options.script + " holds " + std::to_string(replies.size()) +
-                      " replies and the session already holds " + std::to_string(used) +
-                      " assistant messages: add this run's replies to the script");
+    throw ScriptError("script " + base::quoted(options.script) + " holds " +
+                      base::counted(replies.size(), "reply", "replies") + " and the session already holds " +
+                      base::counted(used, "assistant message") + ": add this run's replies to the script");
   }
   ScriptedClient model(replies, used);
   if (options.verbose) {
-    err << "session " << terminal_line(options.session) << ": " << used
-        << " assistant messages so far; next reply is line " << used + 1 << " of " << replies.size() << " in "
-        << terminal_line(options.script) << '\n';
+    err << "session " << terminal_line(base::quoted(options.session)) << ": "
+        << base::counted(used, "assistant message") << " so far; next reply is line " << used + 1 << " of "
+        << replies.size() << " in " << terminal_line(base::quoted(options.script)) << '\n';
   }
 
   AgentOptions agent{.prompt = options.prompt,
@@ -234,8 +234,8 @@ int run_agent_command(const RunOptions& options, std::optional<std::uint64_t> bu
     err << "agent-session: stopped at --max-turns " << options.max_turns
         << ": the last tool results are recorded and await a reply; run again without PROMPT to continue\n";
   } else if (options.verbose) {
-    err << "completed after " << result.requests << " requests; the session holds " << result.messages.size()
-        << " messages\n";
+    err << "completed after " << base::counted(result.requests, "request") << "; the session holds "
+        << base::counted(result.messages.size(), "message") << '\n';
   }
   return kOk;
 }

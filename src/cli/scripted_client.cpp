@@ -1,6 +1,7 @@
 #include "cli/scripted_client.hpp"
 
 #include "agent_session/session.hpp"
+#include "base/printable.hpp"
 #include "entry/load.hpp"
 
 #include <algorithm>
@@ -19,18 +20,18 @@ std::vector<AssistantMessage> load_script(const std::filesystem::path& path) {
   try {
     script = entry::load_numbered_session(path, entry::MissingFile::error);
   } catch (const SessionError& error) {
-    // "invalid session JSON at line N: detail" becomes "script P line N: not JSON: detail".
-    throw ScriptError("script " + path.string() + " line " + std::to_string(error.line()) + ": " +
+    // "invalid session JSON at line N: detail" becomes "script 'P' line N: not JSON: detail".
+    throw ScriptError("script " + base::quoted(path.string()) + " line " + std::to_string(error.line()) + ": " +
                       (error.kind() == SessionErrorKind::invalid_json ? "not JSON" : "not a message") +
                       (error.detail().empty() ? "" : ": " + error.detail()));
   } catch (const std::system_error& error) {
-    throw std::system_error(error.code(), "cannot read script " + path.string());
+    throw std::system_error(error.code(), "cannot read script " + base::quoted(path.string()));
   }
   std::vector<AssistantMessage> replies;
   for (std::size_t i = 0; i < script.messages.size(); ++i) {
     auto* reply = std::get_if<AssistantMessage>(&script.messages[i]);
     if (reply == nullptr) {
-      throw ScriptError("script " + path.string() + " line " + std::to_string(script.lines[i]) + ": a " +
+      throw ScriptError("script " + base::quoted(path.string()) + " line " + std::to_string(script.lines[i]) + ": a " +
                         role_of(script.messages[i]) +
                         " message, not an assistant message (a script holds only the model's replies)");
     }

@@ -57,7 +57,7 @@ std::vector<Message> load_file(const std::filesystem::path& path, std::vector<st
                                MissingFile missing = MissingFile::empty_session) {
   std::optional<SharedReadFile> file = SharedReadFile::open_if_exists(path);
   if (!file && missing == MissingFile::error) {
-    throw std::system_error(ENOENT, std::generic_category(), "cannot open session file '" + path.string() + "'");
+    throw_errno(ENOENT, "cannot open session", path);
   }
   if (!file) return {};  // ENOENT: no session yet, not a corrupt one
   // A file may grow while it is read: its size when opened is a floor.

@@ -50,7 +50,7 @@ struct NumberedSession {
 
 // What loading a path that does not exist gives: an empty session (the
 // chapter's rule, SPEC.md §2: no session yet), or an error, std::system_error
-// ENOENT "cannot open session file 'PATH'" (a command line's FILE, SPEC.md
+// ENOENT "cannot open session 'PATH'" (a command line's FILE, SPEC.md
 // §6: a typo must not look like an empty session). The open that reads the
 // file decides, so no check before it can race a file's removal.
 enum class MissingFile { empty_session, error };

@@ -1,6 +1,7 @@
 #include "entry/read_file.hpp"
 
 #include "base/descriptor.hpp"
+#include "base/printable.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,7 +16,7 @@
 namespace agent_session::entry {
 
 [[noreturn]] void throw_errno(int error, const std::string& what, const std::filesystem::path& path) {
-  throw std::system_error(error, std::generic_category(), what + " " + path.string());
+  throw std::system_error(error, std::generic_category(), what + " " + base::quoted(path.string()));
 }
 
 // Reads errno before anything can allocate (and so touch it).
@@ -79,7 +80,7 @@ std::optional<std::string> read_regular_file_if_exists(const std::filesystem::pa
   if (::fstat(file.get(), &info) != 0) throw_errno("cannot stat session", path);
   if (!S_ISREG(info.st_mode)) {
     throw std::system_error(S_ISDIR(info.st_mode) ? EISDIR : EINVAL, std::generic_category(),
-                            "cannot read session " + path.string() + ": not a regular file");
+                            "cannot read session " + base::quoted(path.string()) + ": not a regular file");
   }
   lock_shared_if_supported(file.get(), path);
   return read_to_end(file.get(), static_cast<std::size_t>(info.st_size), path);

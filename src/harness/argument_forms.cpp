@@ -18,7 +18,7 @@ std::string shown(const std::vector<std::string>& words) {
     text += (i == 0 ? "" : " ") + words[i].substr(0, 60) + (words[i].size() > 60 ? "..." : "");
   }
   if (text.size() >= 120 && words.size() > 1) text += " ...";
-  return "'" + text + "' (" + std::to_string(words.size()) + (words.size() == 1 ? " word)" : " words)");
+  return "'" + text + "' (" + base::counted(words.size(), "word") + ")";
 }
 
 // The table, FILE included: a null word is any word (N, FILE).

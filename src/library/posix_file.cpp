@@ -1,6 +1,7 @@
 #include "library/posix_file.hpp"
 
 #include "base/descriptor.hpp"
+#include "base/printable.hpp"
 #include "entry/read_file.hpp"
 
 #include "library/new_file.hpp"
@@ -58,7 +59,7 @@ int open_directory_for_sync(const std::filesystem::path& path, const std::string
   if (fd >= 0) return fd;
   const int error = errno;
   throw std::system_error(error, std::generic_category(),
-                          what + " " + path.string() + ": its directory " + dir.string() +
+                          what + " " + base::quoted(path.string()) + ": its directory " + base::quoted(dir.string()) +
                               " cannot be opened for reading, which its fsync needs; nothing was changed");
 }
 
@@ -71,7 +72,7 @@ constexpr int kWriterFlags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 [[noreturn]] void throw_open_error(const char* what, const std::filesystem::path& path) {
   if (errno == ELOOP) {
     throw std::system_error(ELOOP, std::generic_category(),
-                            std::string(what) + " " + path.string() +
+                            std::string(what) + " " + base::quoted(path.string()) +
                                 ": it is a symbolic link, and sessions are never written through one "
                                 "(name the link's target instead)");
   }
@@ -85,7 +86,7 @@ void require_regular_file(int fd, const char* what, const std::filesystem::path&
   if (::fstat(fd, &info) != 0) entry::throw_errno(what, path);
   if (!S_ISREG(info.st_mode)) {
     throw std::system_error(EINVAL, std::generic_category(),
-                            std::string(what) + " " + path.string() + ": not a regular file");
+                            std::string(what) + " " + base::quoted(path.string()) + ": not a regular file");
   }
 }
 
@@ -105,8 +106,9 @@ LockedFile LockedFile::for_append(const std::filesystem::path& path, bool sync) 
   for (int attempt = 0; file.get() < 0; ++attempt) {
     if (attempt == kAttempts) {
       throw std::system_error(EAGAIN, std::generic_category(),
-                              "cannot open session for append " + path.string() + ": it was created and removed " +
-                                  std::to_string(kAttempts) + " times while we opened it");
+                              "cannot open session for append " + base::quoted(path.string()) +
+                                  ": it was created and removed " + std::to_string(kAttempts) +
+                                  " times while we opened it");
     }
     // Read access too: the torn-tail check reads the last line.
     file.reset(::open(path.c_str(), O_RDWR | O_APPEND | kWriterFlags));
@@ -166,8 +168,8 @@ void LockedFile::append(std::string_view bytes) {
   // size_ is ours.
   if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) {
     throw std::system_error(error, std::generic_category(),
-                            "cannot append to session " + path_.string() + ", and the rollback failed too (" +
-                                std::strerror(errno) +
+                            "cannot append to session " + base::quoted(path_.string()) +
+                                ", and the rollback failed too (" + std::strerror(errno) +
                                 "): the file may end in a torn line, see `agent-session repair`");
   }
   entry::throw_errno(error, "cannot append to session (rolled back)", path_);
@@ -182,11 +184,11 @@ void LockedFile::append_synced(std::string bytes, std::uint64_t rollback_size) {
   const std::uint64_t synced_size = size_ - mark.size();
   std::string what;
   if (::fdatasync(fd_.get()) != 0) {
-    what = "cannot sync session " + path_.string();
+    what = "cannot sync session " + base::quoted(path_.string());
   } else if (dir_fd_.get() >= 0 && ::fsync(dir_fd_.get()) != 0) {
-    what = "cannot sync the directory entry of session " + path_.string();
+    what = "cannot sync the directory entry of session " + base::quoted(path_.string());
   } else if (::ftruncate(fd_.get(), static_cast<off_t>(synced_size)) != 0) {
-    what = "cannot cut the pending-sync mark off session " + path_.string();
+    what = "cannot cut the pending-sync mark off session " + base::quoted(path_.string());
   } else {
     size_ = synced_size;
     return;

@@ -138,7 +138,8 @@ SessionDiagnosis diagnose_session_bytes(std::string_view bytes) {
 
 SessionDiagnosis diagnose_session(const std::filesystem::path& path) {
   const std::optional<std::string> bytes = entry::read_regular_file_if_exists(path);
-  if (!bytes) throw std::system_error(ENOENT, std::generic_category(), "no session file " + path.string());
+  if (!bytes)
+    throw std::system_error(ENOENT, std::generic_category(), "cannot repair session " + base::quoted(path.string()));
   return with_pending_sync(*bytes, diagnose_session_bytes(*bytes));
 }
 
