@@ -88,15 +88,15 @@ const char* verdict_name(Verdict verdict) {
 std::string KnownFailure::text() const { return link.empty() ? reason : reason + " (" + link + ")"; }
 
 bool VectorOutcome::failed() const {
-  return !skipped &&
-         ((!problem.empty() && !known) || std::any_of(checks.begin(), checks.end(), [](const CheckOutcome& check) {
-           return check.verdict == Verdict::fail;
-         }));
+  return !skipped && ((!problem.empty() && !known) ||
+                      std::any_of(checks.begin(), checks.end(),
+                                  [](const CheckOutcome& check) { return check.verdict == Verdict::fail; }));
 }
 
 Verdict VectorOutcome::verdict() const {
   const auto any = [&](Verdict wanted) {
-    return std::any_of(checks.begin(), checks.end(), [&](const CheckOutcome& check) { return check.verdict == wanted; });
+    return std::any_of(checks.begin(), checks.end(),
+                       [&](const CheckOutcome& check) { return check.verdict == wanted; });
   };
   if (skipped) return Verdict::skip;
   if (failed()) return Verdict::fail;

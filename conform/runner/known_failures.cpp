@@ -261,7 +261,8 @@ std::string todo_reason(const VectorOutcome& vector) {
   for (const auto& check : vector.checks) {
     if (!check.known || check.index == last) continue;
     last = check.index;
-    reasons += (reasons.empty() ? "" : "; ") + ("check " + std::to_string(check.index + 1) + ": ") + check.known->text();
+    reasons +=
+        (reasons.empty() ? "" : "; ") + ("check " + std::to_string(check.index + 1) + ": ") + check.known->text();
   }
   return reasons;
 }
