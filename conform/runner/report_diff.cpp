@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <set>
 
 namespace agent_session::conform::runner {
 namespace {
@@ -40,7 +41,7 @@ void add_result(const nlohmann::json& result, std::size_t number, ReportRun& run
     not_a_report(where + " has no name, verdict or checks");
   const std::string vector = text_of(name, 2 * kShownBytes);
   if (checks.empty()) {
-    ReportItem& item = run.items[vector];
+    ReportItem& item = run.items[{vector, 0}];
     const std::string& said = verdict.get_ref<const std::string&>();
     item.standing = fails(said) ? Standing::fails : passes(said) ? Standing::passes : Standing::not_judged;
     item.message = text_of(member(result, "problem"), kShownMessage);
@@ -52,7 +53,7 @@ void add_result(const nlohmann::json& result, std::size_t number, ReportRun& run
     if (!index.is_number_unsigned() || index.get<std::uint64_t>() >= kMaxReportChecks || !said.is_string())
       not_a_report(where + " has a check without a whole index below " + std::to_string(kMaxReportChecks) +
                    " or a verdict");
-    const std::string key = vector + "#" + std::to_string(index.get<std::uint64_t>() + 1);
+    const ReportKey key{vector, static_cast<std::size_t>(index.get<std::uint64_t>()) + 1};
     const bool first = run.items.find(key) == run.items.end();
     if (first && run.items.size() >= kMaxReportChecks)
       not_a_report("holds more than " + std::to_string(kMaxReportChecks) + " checks");
@@ -75,14 +76,23 @@ void add_result(const nlohmann::json& result, std::size_t number, ReportRun& run
   }
 }
 
-// The item `key` names on `side`, or the item of its vector when the
-// vector was reported without checks; nullptr when neither is there.
-const ReportItem* counterpart(const ReportRun& side, const std::string& key) {
+// Whether `side` reports checks of `vector`.
+bool has_checks(const ReportRun& side, const std::string& vector) {
+  const auto next = side.items.upper_bound({vector, 0});
+  return next != side.items.end() && next->first.first == vector;
+}
+
+// The item `key` names on `side`, or for a check, the item of its vector
+// when the vector was reported without checks; nullptr when neither is.
+const ReportItem* counterpart(const ReportRun& side, const ReportKey& key) {
   if (const auto found = side.items.find(key); found != side.items.end()) return &found->second;
-  const auto hash = key.rfind('#');
-  if (hash == std::string::npos) return nullptr;
-  const auto vector = side.items.find(key.substr(0, hash));
+  if (key.second == 0) return nullptr;
+  const auto vector = side.items.find({key.first, 0});
   return vector == side.items.end() ? nullptr : &vector->second;
+}
+
+std::string key_text(const ReportKey& key) {
+  return key.second == 0 ? key.first : key.first + "#" + std::to_string(key.second);
 }
 
 const char* standing_name(Standing standing) {
@@ -135,19 +145,29 @@ bool ReportDiff::clean() const {
 }
 
 ReportDiff diff_reports(const ReportRun& before, const ReportRun& after) {
-  ReportDiff diff;
-  for (const auto& [key, now] : after.items) {
-    const ReportItem* then = counterpart(before, key);
-    if (!then) {
-      diff.appeared.push_back({key, {}, now});
-    } else if (now.standing == Standing::fails && then->standing != Standing::fails) {
-      diff.newly_failing.push_back({key, *then, now});
-    } else if (now.standing == Standing::passes && then->standing == Standing::fails) {
-      diff.newly_passing.push_back({key, *then, now});
+  // Every key of either side, but a vector reported without checks on one
+  // side and with checks on the other: its checks' keys stand for it.
+  std::set<ReportKey> keys;
+  for (const auto* side : {&before, &after}) {
+    const ReportRun& other = side == &before ? after : before;
+    for (const auto& item : side->items) {
+      if (item.first.second != 0 || !has_checks(other, item.first.first)) keys.insert(item.first);
     }
   }
-  for (const auto& [key, then] : before.items) {
-    if (!counterpart(after, key)) diff.disappeared.push_back({key, then, {}});
+  ReportDiff diff;
+  for (const ReportKey& key : keys) {
+    const ReportItem* then = counterpart(before, key);
+    const ReportItem* now = counterpart(after, key);
+    const std::string shown_key = key_text(key);
+    if (!then) {
+      diff.appeared.push_back({shown_key, {}, *now});
+    } else if (!now) {
+      diff.disappeared.push_back({shown_key, *then, {}});
+    } else if (now->standing == Standing::fails && then->standing != Standing::fails) {
+      diff.newly_failing.push_back({shown_key, *then, *now});
+    } else if (now->standing == Standing::passes && then->standing == Standing::fails) {
+      diff.newly_passing.push_back({shown_key, *then, *now});
+    }
   }
   return diff;
 }

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace agent_session::conform::runner {
@@ -38,10 +39,14 @@ struct ReportItem {
   std::string message;  // why it fails (its first failing run's message, or the vector's problem), escaped
 };
 
-// One report: its items by key (VECTOR#N or VECTOR), and what ran.
+// An item's key: its vector's name (escaped) and its check's number from
+// 1, or 0 for the vector itself. Shown as VECTOR#N or VECTOR.
+using ReportKey = std::pair<std::string, std::size_t>;
+
+// One report: its items, and what ran.
 struct ReportRun {
   std::string runner_version, vectors_version, command;  // escaped; "unknown" when absent
-  std::map<std::string, ReportItem> items;
+  std::map<ReportKey, ReportItem> items;
 };
 
 // Why a report cannot be compared: `io` when it cannot be read (exit 3),
