@@ -206,6 +206,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
          "(fuzz --help).\n" +
+         "'" + name +
+         " report --diff OLD.json NEW.json [--markdown]' lists the checks that newly fail, newly pass, appeared "
+         "and disappeared between two JSON reports (report --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +
@@ -215,7 +218,10 @@ std::string conform_help(std::string_view program) {
          name +
          " --strict --timeout 5 --jobs 2 -- ./my-port\n"
          "  " +
-         name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
+         name +
+         " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n"
+         "  " +
+         name + " --known-failures known-failures.txt --report json=conformance.json -- ./my-port\n";
 }
 
 std::string default_vectors_folder() {
