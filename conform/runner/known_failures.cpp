@@ -67,7 +67,10 @@ bool is_link(std::string_view word) { return word.starts_with("https://") || wor
 KnownEntry parse_entry(std::string_view line, std::size_t number, const VectorProblem& problem_with) {
   std::vector<std::string_view> words = words_of(line);
   const std::string_view target = words.front();
-  const auto hash = target.find('#');
+  // A vector whose own name holds a '#' is named whole; else the last '#'
+  // starts a check's number.
+  const bool whole = !problem_with(std::string(target));
+  const auto hash = whole ? std::string_view::npos : target.rfind('#');
   KnownEntry entry;
   entry.vector = std::string(target.substr(0, hash));
   if (const auto problem = problem_with(entry.vector)) refuse(number, *problem);

@@ -92,10 +92,14 @@ TEST(KnownFailuresGrammar, EachMistakeIsRefusedWithItsLine) {
   EXPECT_EQ(refused("y_a one\ny_a#2 two\n"), "line 2: y_a#2 is covered by line 1 already");
   EXPECT_EQ(refused("y_a#2 one\ny_a#2 two\n"), "line 2: y_a#2 is covered by line 1 already");
   EXPECT_EQ(refused("y_a#2 one\ny_a#3 two\ny_b three\n"), "accepted");
+  // A vector whose name holds a '#' is named whole; its checks after the last '#'.
+  EXPECT_FALSE(parse_known_failures("y_b#1 one\n", only({"y_b#1"})).at("y_b#1").at(0).check.has_value());
+  EXPECT_EQ(parse_known_failures("y_b#1#2 two\n", only({"y_b#1"})).at("y_b#1").at(0).check,
+            std::optional<std::size_t>(1));
   // No byte a terminal must not see raw: an escape sequence, a NUL, a
   // byte that is not UTF-8, a bidi control.
   for (const std::string& bad : {std::string("y_a why \x1b[2J\n"), std::string("y_a wh\0y\n", 8),
-                                std::string("y_a \xff\n"), std::string("y_a \xe2\x80\xae reversed\n")}) {
+                                 std::string("y_a \xff\n"), std::string("y_a \xe2\x80\xae reversed\n")}) {
     EXPECT_NE(refused("\n" + bad).find("line 2: byte "), std::string::npos) << bad;
     EXPECT_NE(refused("\n" + bad).find(" is a control character or not UTF-8"), std::string::npos) << bad;
   }
