@@ -5,8 +5,11 @@
 #   key      hash=<hash of everything the runner is built from>, for the cache
 #   build    build the runner (and the command beside it) from the project,
 #            install them and the vectors under $PREFIX
-#   run      run $PREFIX/bin/agent-session-conform against $PORT, write
-#            $JUNIT, and annotate each failing check (::error) on GitHub
+#   run      run $PREFIX/bin/agent-session-conform against $PORT (with
+#            $KNOWN_FAILURES, if given), write $JUNIT and $JSON, annotate
+#            each failing check (::error) on GitHub, and with
+#            $PREVIOUS_REPORT write what changed since that JSON report
+#            to the job summary ($GITHUB_STEP_SUMMARY; else standard output)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -79,16 +82,18 @@ case "${1:-}" in
   run)
     : "${PREFIX:?}" "${PORT:?PORT: the port command}"
     junit=${JUNIT:-agent-session-conformance.xml}
+    json=${JSON:-agent-session-conformance.json}
     strict=$(boolean strict "${STRICT:-false}") || exit 2
-    args=(--timeout "${TIMEOUT:-10}" --jobs "${JOBS:-2}" --report "junit=$junit")
+    args=(--timeout "${TIMEOUT:-10}" --jobs "${JOBS:-2}" --report "junit=$junit" --report "json=$json")
     [ -n "${SKIP_FILE:-}" ] && args+=(--skip-file "$SKIP_FILE")
+    [ -n "${KNOWN_FAILURES:-}" ] && args+=(--known-failures "$KNOWN_FAILURES")
     # `only` holds one glob or several, separated by blanks or commas.
     only=${ONLY:-}
     read -r -a globs <<<"${only//,/ }"
     for glob in "${globs[@]}"; do args+=(--only "$glob"); done
     [ "$strict" = true ] && args+=(--strict)
-    # The report's folder may not exist yet (reports/conformance.xml).
-    mkdir -p "$(dirname "$junit")"
+    # The reports' folders may not exist yet (reports/conformance.xml).
+    mkdir -p "$(dirname "$junit")" "$(dirname "$json")"
     # The port command is split on whitespace, never run through a shell
     # (a command needing quotes or a pipe belongs in a script of the port's).
     read -r -a port <<<"$PORT"
@@ -97,6 +102,7 @@ case "${1:-}" in
     artifact=${ARTIFACT_NAME:-agent-session-conformance-${GITHUB_JOB:-job}-${JOB_INDEX:-0}-${RUNNER_OS:-$(uname -s)}-${RUNNER_ARCH:-$(uname -m)}}
     if [ -n "${GITHUB_OUTPUT:-}" ]; then
       echo "junit=$junit" >>"$GITHUB_OUTPUT"
+      echo "json=$json" >>"$GITHUB_OUTPUT"
       echo "artifact=$artifact" >>"$GITHUB_OUTPUT"
     fi
     status=0
@@ -126,8 +132,27 @@ case "${1:-}" in
             title=${title//,/%2C}
             echo "::error title=conformance ${title}::${line//%/%25}"
             ;;
+          "XPASS "*) # a known failure that passes: its line can go
+            echo "::warning title=conformance unexpected pass::${line//%/%25}"
+            ;;
         esac
       done <<<"$output"
+    fi
+    # What changed since the previous run's JSON report (an artifact of an
+    # earlier run, of the port's last release): newly failing and newly
+    # passing checks, in the job summary. The run's own exit status stays
+    # the verdict; a previous report that is not there yet (a first run)
+    # is a notice, one that cannot be read stops the step (exit 2 or 3).
+    if [ -n "${PREVIOUS_REPORT:-}" ]; then
+      summary=${GITHUB_STEP_SUMMARY:-/dev/stdout}
+      if [ ! -e "$PREVIOUS_REPORT" ]; then
+        echo "::notice title=agent-session conformance::no previous report at $PREVIOUS_REPORT: nothing to compare with"
+      elif [ -f "$json" ]; then
+        diff_status=0
+        "$PREFIX/bin/agent-session-conform" report --diff "$PREVIOUS_REPORT" "$json" --markdown >>"$summary" ||
+          diff_status=$?
+        [ "$diff_status" -le 1 ] || exit "$diff_status"
+      fi
     fi
     exit "$status"
     ;;

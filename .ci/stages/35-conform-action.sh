@@ -7,7 +7,8 @@
 # (the dependencies, present), key, then run on the JavaScript oracle
 # (every vector must pass) and on a mutant port with GitHub's annotations
 # on (it must fail, with one ::error line per failing check and a JUnit
-# report naming it).
+# report naming it, and with the oracle's JSON report as its previous
+# report, a job summary naming its newly failing checks).
 set -euo pipefail
 work=$PWD/build-action
 export PREFIX=$work/prefix
@@ -18,10 +19,12 @@ start=$SECONDS
 bash $action install
 bash $action key
 
-JUNIT=$work/oracle.xml PORT="node tests/oracle/cli.mjs" bash $action run
+JUNIT=$work/oracle.xml JSON=$work/oracle.json PORT="node tests/oracle/cli.mjs" bash $action run
 
 status=0
-GITHUB_ACTIONS=true GITHUB_OUTPUT=$work/github-output JUNIT=$work/mutant.xml ONLY='y_trim_*' \
+rm -f "$work/summary.md"
+GITHUB_ACTIONS=true GITHUB_OUTPUT=$work/github-output GITHUB_STEP_SUMMARY=$work/summary.md JUNIT=$work/mutant.xml \
+  JSON=$work/mutant.json PREVIOUS_REPORT=$work/oracle.json ONLY='y_trim_*' \
   PORT="node tests/mutants/trim_by_message.mjs" bash $action run >"$work/mutant.log" || status=$?
 if [ "$status" -ne 1 ]; then
   echo "the action passed a mutant port (exit $status):" >&2
@@ -36,5 +39,7 @@ if [ "$failures" -eq 0 ] || [ "$annotations" -ne "$failures" ]; then
 fi
 grep -q '<failure' "$work/mutant.xml" || { echo "the JUnit report names no failure" >&2; exit 1; }
 grep -q '^junit=' "$work/github-output" || { echo "the action set no junit output" >&2; exit 1; }
+grep -q '^#### Newly failing' "$work/summary.md" ||
+  { echo "the job summary names no newly failing check against the oracle's report" >&2; exit 1; }
 echo "mutant port: $failures failing checks, each annotated; JUnit report in $work/mutant.xml"
 echo "conformance action: $((SECONDS - start)) s"

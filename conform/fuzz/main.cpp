@@ -12,6 +12,7 @@
 #include "base/std_streams.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
 #include "conform/runner/conform_options.hpp"
+#include "conform/runner/report_command.hpp"
 
 #include <exception>
 #include <iostream>
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   base::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
+    if (const auto code = conform::runner::report_main(args, streams.out(), std::cerr)) return *code;
     const int code = !args.empty() && args.front() == "fuzz"
                          ? conform::fuzz::fuzz_main({args.begin() + 1, args.end()}, "agent-session-conform",
                                                     streams.out(), std::cerr)

@@ -6,6 +6,7 @@
 #include "conform/runner/conform_report.hpp"
 #include "conform/runner/conform_select.hpp"
 #include "conform/runner/conform_vector.hpp"
+#include "conform/runner/known_failures.hpp"
 #include "conform/runner/port_runner.hpp"
 #include "conform/runner/stream_checks.hpp"
 #include "conform/runner/subprocess.hpp"
@@ -150,6 +151,18 @@ std::filesystem::path missing_path() {
 
 const char* const kWhereToRun = " (pass --vectors DIR)";
 
+// Counts `vector` once, by its verdict (VectorOutcome::verdict).
+void count(const VectorOutcome& vector, RunOutcome& run) {
+  switch (vector.verdict()) {
+    case Verdict::skip: ++run.skipped; break;
+    case Verdict::fail: ++run.failed; break;
+    case Verdict::xfail: ++run.expected_failures; break;
+    case Verdict::xpass: ++run.unexpected_passes; break;
+    case Verdict::pass: ++run.passed; break;
+  }
+  run.skipped_passing += vector.skip_passes ? 1 : 0;
+}
+
 }  // namespace
 
 int run_conformance(const ConformOptions& options, std::ostream& out, std::ostream& err) {
@@ -197,8 +210,10 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
       all.push_back({std::filesystem::path(options.vectors) / name, "", {}, name});
   }
   std::vector<SelectedVector> selected;
+  KnownFailures known;
   try {
     selected = select_vectors(all, options.only, options.skip_file);
+    if (!options.known_failures.empty()) known = read_known_failures(options.known_failures, all, selected);
   } catch (const std::invalid_argument& problem) {
     err << me << problem.what() << '\n';
     return 2;
@@ -234,13 +249,14 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
       fatal = std::move(report);
       return false;
     }
-    const VectorOutcome& vector = report.outcome;
-    ++(vector.skipped ? run.skipped : vector.failed() ? run.failed : run.passed);
-    run.skipped_passing += vector.skip_passes ? 1 : 0;
+    VectorOutcome& vector = report.outcome;
+    mark_known(vector, known);
+    count(vector, run);
     if (tap) {
       write_tap_vector(vector, run.results.size() + 1, out);
     } else {
       for (const auto& line : failure_lines(vector)) out << line << '\n';
+      for (const auto& line : unexpected_pass_lines(vector)) out << line << '\n';
     }
     out.flush();
     run.results.push_back(std::move(report.outcome));
@@ -255,6 +271,8 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   run.seconds = seconds_since(start);
   out << (tap ? "# " : "") << run.passed << " passed, " << run.failed << " failed";
   if (run.skipped > 0) out << ", " << run.skipped << " skipped";
+  if (run.expected_failures > 0) out << ", " << run.expected_failures << " expected failures";
+  if (run.unexpected_passes > 0) out << ", " << run.unexpected_passes << " unexpected passes";
   out << '\n';
   out.flush();
   const bool reports_written = write_reports(run, options.reports, me, err);
@@ -266,7 +284,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   }
   if (!reports_written) return 3;
   if (run.failed > 0 || !stop_problems.empty()) return 1;
-  if (run.passed == 0) {  // every vector chosen was skipped: nothing was checked
+  if (run.passed + run.expected_failures + run.unexpected_passes == 0) {  // every vector chosen was skipped
     err << me << "every vector chosen was skipped (" << run.skipped
         << ", run but not counted): a run that checks nothing is not a pass\n";
     return 1;
@@ -277,9 +295,14 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     if (run.skipped_passing > 0)
       err << ", " << run.skipped_passing << " of them passing (remove them from the skip file)";
     err << '\n';
-    return 1;
   }
-  return 0;
+  // A listed failure that no longer fails is a stale entry too: the
+  // XPASS lines name each (README.md step 4).
+  if (options.strict && run.unexpected_passes > 0) {
+    err << me << "--strict: " << run.unexpected_passes
+        << " vectors with unexpected passes (remove their lines from the known-failures file)\n";
+  }
+  return options.strict && run.skipped + run.unexpected_passes > 0 ? 1 : 0;
 }
 
 }  // namespace agent_session::conform::runner

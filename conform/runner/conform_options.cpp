@@ -70,7 +70,7 @@ struct ValueOption {
 };
 constexpr ValueOption kValueOptions[] = {{"--vectors", false},    {"--timeout", false}, {"--jobs", false},
                                          {"--max-output", false}, {"--only", true},     {"--skip-file", false},
-                                         {"--format", false},     {"--report", true}};
+                                         {"--format", false},     {"--report", true},   {"--known-failures", false}};
 constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict", "--harness"};
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
@@ -80,6 +80,7 @@ void set_value(ConformOptions& options, std::string_view name, std::string_view 
   if (name == "--max-output") options.max_output = whole_number(name, value, 1, std::size_t{1} << 30);
   if (name == "--only") options.only.emplace_back(value);
   if (name == "--skip-file") options.skip_file = value;
+  if (name == "--known-failures") options.known_failures = value;
   if (name == "--format") options.format = format(value);
   if (name == "--report") options.reports.push_back(report(value));
 }
@@ -169,7 +170,10 @@ std::string conform_help(std::string_view program) {
          "the union\n"
          "  --skip-file TEXT            vectors not to count: one name a line, # comments; they still run, are "
          "counted and printed as skipped, and one that passes is named so it can leave the file\n"
-         "  --strict                    a skipped vector fails the run (exit 1)\n"
+         "  --known-failures TEXT       vectors (NAME) and checks (NAME#N) the port is known to fail, one a line with "
+         "a reason and an optional link; they are reported as expected failures (XFAIL) and do not fail the run, and "
+         "one that passes is named as an unexpected pass (XPASS)\n"
+         "  --strict                    a skipped vector or an unexpected pass fails the run (exit 1)\n"
          "  --harness                   harness mode (corpus/conformance/harness.md): start CMD harness once per job "
          "and send it every command line, judged as in exec mode; a port that does not answer start stops the run "
          "with exit 2\n"
@@ -202,6 +206,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
          "(fuzz --help).\n" +
+         "'" + name +
+         " report --diff OLD.json NEW.json [--markdown]' lists the checks that newly fail, newly pass, appeared "
+         "and disappeared between two JSON reports (report --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +
@@ -211,7 +218,10 @@ std::string conform_help(std::string_view program) {
          name +
          " --strict --timeout 5 --jobs 2 -- ./my-port\n"
          "  " +
-         name + " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n";
+         name +
+         " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n"
+         "  " +
+         name + " --known-failures known-failures.txt --report json=conformance.json -- ./my-port\n";
 }
 
 std::string default_vectors_folder() {

@@ -27,7 +27,8 @@ struct ConformOptions {
   bool list = false;                              // print the chosen vectors' names, run nothing
   std::vector<std::string> only;                  // fnmatch globs: run the vectors matching any (all when empty)
   std::string skip_file;                          // vectors not to run, one name a line; counted as skipped
-  bool strict = false;                            // a skipped vector fails the run
+  std::string known_failures;                     // vectors and checks known to fail, each with a reason (xfail)
+  bool strict = false;                            // a skipped vector or an unexpected pass (xpass) fails the run
   bool harness = false;              // one long-lived `CMD harness` per job (corpus/conformance/harness.md)
   std::string format = "text";       // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;  // "junit=FILE", "json=FILE": written after the run

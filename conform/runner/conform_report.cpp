@@ -2,6 +2,7 @@
 #include "base/utf8.hpp"
 
 #include "base/printable.hpp"
+#include "conform/runner/known_failures.hpp"
 #include "conform/runner/report_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -44,10 +45,6 @@ std::string octal(unsigned char c) {
   return buffer;
 }
 
-const char* verdict_name(Verdict verdict) {
-  return verdict == Verdict::pass ? "pass" : verdict == Verdict::fail ? "fail" : "skip";
-}
-
 // "trim --max-chars 5 FILE", with " (check 3)" when the vector holds the
 // same arguments twice, so every test case has its own name.
 std::string case_name(const VectorOutcome& vector, const CheckOutcome& check) {
@@ -77,10 +74,35 @@ std::string yaml_string(const std::string& text) {
 
 }  // namespace
 
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass: return "pass";
+    case Verdict::fail: return "fail";
+    case Verdict::skip: return "skip";
+    case Verdict::xfail: return "xfail";
+    case Verdict::xpass: return "xpass";
+  }
+  return "fail";
+}
+
+std::string KnownFailure::text() const { return link.empty() ? reason : reason + " (" + link + ")"; }
+
 bool VectorOutcome::failed() const {
-  return !skipped && (!problem.empty() || std::any_of(checks.begin(), checks.end(), [](const CheckOutcome& check) {
-    return check.verdict == Verdict::fail;
-  }));
+  return !skipped && ((!problem.empty() && !known) ||
+                      std::any_of(checks.begin(), checks.end(),
+                                  [](const CheckOutcome& check) { return check.verdict == Verdict::fail; }));
+}
+
+Verdict VectorOutcome::verdict() const {
+  const auto any = [&](Verdict wanted) {
+    return std::any_of(checks.begin(), checks.end(),
+                       [&](const CheckOutcome& check) { return check.verdict == wanted; });
+  };
+  if (skipped) return Verdict::skip;
+  if (failed()) return Verdict::fail;
+  if (any(Verdict::xpass)) return Verdict::xpass;
+  if (!problem.empty() || any(Verdict::xfail)) return Verdict::xfail;
+  return Verdict::pass;
 }
 
 namespace {
@@ -207,8 +229,8 @@ void write_junit(const RunOutcome& run, std::ostream& out) {
     }
     for (const auto& check : vector.checks) {
       ++tests;
-      failures += check.verdict == Verdict::fail ? 1 : 0;
-      skipped += check.verdict == Verdict::skip ? 1 : 0;
+      failures += check.verdict == Verdict::fail || (check.verdict == Verdict::xpass && run.strict) ? 1 : 0;
+      skipped += check.verdict == Verdict::skip || check.verdict == Verdict::xfail ? 1 : 0;
     }
   }
   const std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
@@ -238,6 +260,9 @@ void write_junit(const RunOutcome& run, std::ostream& out) {
       testcase(vector.name, "vector", vector.seconds);
       if (vector.skipped) {
         out << ">\n      <skipped message=" << attr(skip_reason(vector)) << "/>\n    </testcase>\n";
+      } else if (vector.known) {
+        out << ">\n      <skipped message=" << attr(expected_failure(*vector.known)) << ">"
+            << xml_escaped(vector.problem, false) << "</skipped>\n    </testcase>\n";
       } else {
         out << ">\n      <failure message=" << attr(vector.problem) << ">" << xml_escaped(vector.problem, false)
             << "</failure>\n    </testcase>\n";
@@ -246,8 +271,14 @@ void write_junit(const RunOutcome& run, std::ostream& out) {
     }
     for (const auto& check : vector.checks) {
       testcase(vector.name, case_name(vector, check), check.seconds);
-      if (check.verdict == Verdict::pass) {
+      if (check.verdict == Verdict::pass || (check.verdict == Verdict::xpass && !run.strict)) {
         out << "/>\n";
+      } else if (check.verdict == Verdict::xpass) {  // --strict: it fails the run
+        out << ">\n      <failure message=" << attr(unexpected_pass(*check.known)) << "/>\n    </testcase>\n";
+      } else if (check.verdict == Verdict::xfail) {
+        out << ">\n      <skipped message=" << attr(expected_failure(*check.known)) << ">"
+            << xml_escaped(check.message + "\nreproduce: " + check.reproduce, false) << "</skipped>\n"
+            << "    </testcase>\n";
       } else if (check.verdict == Verdict::skip) {
         out << ">\n      <skipped message=" << attr(check.message) << "/>\n    </testcase>\n";
       } else {
@@ -276,13 +307,16 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
                        {"failed", run.failed},
                        {"skipped", run.skipped},
                        {"skipped_passing", run.skipped_passing},
+                       {"expected_failures", run.expected_failures},
+                       {"unexpected_passes", run.unexpected_passes},
                        {"seconds", run.seconds}};
   auto& results = report["results"] = nlohmann::ordered_json::array();
   for (const auto& vector : run.results) {
     nlohmann::ordered_json entry;
     entry["name"] = vector.name;
-    entry["verdict"] = vector.skipped ? "skip" : vector.failed() ? "fail" : "pass";
+    entry["verdict"] = verdict_name(vector.verdict());
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
+    if (vector.known) entry["known_failure"] = known_json(*vector.known);
     if (vector.skipped) entry["message"] = skip_reason(vector);
     entry["seconds"] = vector.seconds;
     auto& checks = entry["checks"] = nlohmann::ordered_json::array();
@@ -295,6 +329,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
       item["verdict"] = verdict_name(check.verdict);
       if (!check.message.empty()) item["message"] = check.message;
       if (!check.reproduce.empty()) item["reproduce"] = check.reproduce;
+      if (check.known) item["known_failure"] = known_json(*check.known);
       item["seconds"] = check.seconds;
       checks.push_back(std::move(item));
     }
@@ -303,20 +338,34 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
   out << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
+namespace {
+
+// `#` would start a directive (TAP version 14).
+std::string tap_escaped(const std::string& text) {
+  std::string escaped;
+  for (const char c : text) escaped += c == '#' ? std::string("\\#") : std::string(1, c);
+  return escaped;
+}
+
+}  // namespace
+
 void write_tap_header(std::size_t vectors, std::ostream& out) { out << "TAP version 14\n1.." << vectors << '\n'; }
 
 void write_tap_vector(const VectorOutcome& vector, std::size_t number, std::ostream& out) {
-  std::string description;  // `#` would start a directive
-  for (const char c : vector.name) description += c == '#' ? std::string("\\#") : std::string(1, c);
-  out << (vector.failed() ? "not ok " : "ok ") << number << " - " << description;
+  const std::string description = tap_escaped(vector.name);
+  const Verdict verdict = vector.verdict();
+  const bool not_ok = verdict == Verdict::fail || verdict == Verdict::xfail;
+  out << (not_ok ? "not ok " : "ok ") << number << " - " << description;
   if (vector.skipped) out << " # SKIP " << skip_reason(vector);
+  // TAP's TODO: a failure is expected; an ok TODO is a harness's unexpected pass.
+  if (verdict == Verdict::xfail || verdict == Verdict::xpass) out << " # TODO " << tap_escaped(todo_reason(vector));
   out << '\n';
-  if (!vector.failed()) return;
+  if (!not_ok) return;
   out << "  ---\n";
   if (!vector.problem.empty()) out << "  message: " << yaml_string(vector.problem) << '\n';
   std::string failures;
   for (const auto& check : vector.checks) {
-    if (check.verdict == Verdict::pass) continue;
+    if (check.verdict == Verdict::pass || check.verdict == Verdict::xpass) continue;
     failures += "    - check: " + yaml_string(case_name(vector, check)) +
                 "\n      verdict: " + verdict_name(check.verdict) + "\n      message: " + yaml_string(check.message) +
                 '\n';

@@ -6,13 +6,27 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace agent_session::conform::runner {
 
-enum class Verdict { pass, fail, skip };
+// xfail and xpass only with --known-failures (runner/known_failures.hpp):
+// a failure the port's known-failures file lists, and a run of a listed
+// vector or check that passes (corpus/conformance/README.md step 4).
+enum class Verdict { pass, fail, skip, xfail, xpass };
+
+// The entry of the known-failures file that covers a vector or a check,
+// as the reports show it: `reason` and `link` escaped (terminal_safe).
+struct KnownFailure {
+  std::size_t line = 0;  // of the file, from 1
+  std::string reason;
+  std::string link;  // empty when the entry gives none
+  // "REASON" or "REASON (LINK)".
+  std::string text() const;
+};
 
 // One run of one check: with FILE, or with `-` and the input on stdin.
 // Every text here is already escaped for a terminal (terminal_safe, or
@@ -29,6 +43,7 @@ struct CheckOutcome {
   std::string message;    // fail: what differed; skip: why it did not run
   std::string reproduce;  // fail: a command line for sh that runs it again
   double seconds = 0;
+  std::optional<KnownFailure> known;  // xfail, xpass: the entry that lists this run's vector or check
 };
 
 // Why a vector of the skip file that passes is reported (README.md step 4).
@@ -41,7 +56,14 @@ struct VectorOutcome {
   std::string problem;       // the vector itself is unusable: it fails
   std::vector<CheckOutcome> checks;
   double seconds = 0;
+  std::optional<KnownFailure> known;  // the known-failures file lists the vector itself
+  // A failure that no entry of the known-failures file covers: a run that
+  // fails, or an unusable vector not listed itself.
   bool failed() const;
+  // The vector's one verdict, the first that holds of: skip (the skip
+  // file), fail, xpass (a listed vector or check passed), xfail (every
+  // failure listed), pass.
+  Verdict verdict() const;
 };
 
 struct RunOutcome {
@@ -53,6 +75,8 @@ struct RunOutcome {
   std::vector<VectorOutcome> results;               // in vector order
   std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
   std::size_t skipped_passing = 0;                  // of `skipped`, those that pass
+  std::size_t expected_failures = 0;                // vectors whose every failure is listed (xfail)
+  std::size_t unexpected_passes = 0;                // vectors with a listed vector or check that passes (xpass)
   bool strict = false;
   double seconds = 0;
 };
@@ -100,6 +124,9 @@ void write_json_report(const RunOutcome& run, std::ostream& out);
 // line on `err`, after `me` ("agent-session-conform: ").
 bool write_reports(const RunOutcome& run, const std::vector<std::string>& reports, const std::string& me,
                    std::ostream& err);
+
+// "pass", "fail", "skip", "xfail", "xpass".
+const char* verdict_name(Verdict verdict);
 
 // TAP version 14: the header and plan, then one test point per vector
 // (failures in a YAML block), then the summary as a comment.

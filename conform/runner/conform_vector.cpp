@@ -238,19 +238,25 @@ std::vector<std::string> failure_lines(const VectorOutcome& vector) {
     return {"SKIP " + vector.name +
             (vector.skip_passes ? ": " + std::string(kSkipPasses) : " (listed in the skip file)")};
   }
-  if (!vector.problem.empty()) return {"FAIL " + vector.name + ": " + vector.problem};
+  // A listed failure (--known-failures) is an XFAIL line, with its reason.
+  const auto known = [](const std::optional<KnownFailure>& entry) {
+    return entry ? "; known failure (line " + std::to_string(entry->line) + "): " + entry->text() : std::string();
+  };
+  if (!vector.problem.empty())
+    return {(vector.known ? "XFAIL " : "FAIL ") + vector.name + ": " + vector.problem + known(vector.known)};
   std::vector<std::string> lines;
   const auto& checks = vector.checks;
   for (std::size_t k = 0; k < checks.size(); ++k) {
     const CheckOutcome& run = checks[k];
-    if (run.verdict != Verdict::fail) continue;
+    if (run.verdict != Verdict::fail && run.verdict != Verdict::xfail) continue;
     std::string at = run.args + (run.from_stdin ? " -" : " FILE") + (run.after.empty() ? "" : " " + run.after);
     if (!run.from_stdin && k + 1 < checks.size() && checks[k + 1].index == run.index &&
-        checks[k + 1].verdict == Verdict::fail && checks[k + 1].message == run.message) {
+        checks[k + 1].verdict == run.verdict && checks[k + 1].message == run.message) {
       at = run.args + " FILE, and with -";
       ++k;
     }
-    lines.push_back("FAIL " + vector.name + " (" + at + "): " + run.message + "; reproduce: " + run.reproduce);
+    lines.push_back((run.verdict == Verdict::xfail ? "XFAIL " : "FAIL ") + vector.name + " (" + at +
+                    "): " + run.message + known(run.known) + "; reproduce: " + run.reproduce);
   }
   return lines;
 }

@@ -33,12 +33,13 @@ const char* file_kind(mode_t mode) {
   vector_problem(shown + " is " + file_kind(mode) + ", not a regular file" + (S_ISLNK(mode) ? kNoLink : ""));
 }
 
-// The bytes of the open file `fd`: a regular file, at most kMaxVectorFile
-// bytes, and, when `own` says why, with no other name (st_nlink 1): a
+// The bytes of the open file `fd`: a regular file, at most `limit`
+// bytes (what may hold that many: `whose`), and, when `own` says why, with no other name (st_nlink 1): a
 // hard link is as much a way out of a folder as a symbolic one, and the
 // same file seen elsewhere (a secret, a file the port does not own) is
 // not this folder's data (SPEC.md §6.1).
-std::string read_opened(int fd, const std::string& shown, const char* own) {
+std::string read_opened(int fd, const std::string& shown, const char* own, std::size_t limit = kMaxVectorFile,
+                        const char* whose = "a vector file") {
   struct stat info {};
   if (::fstat(fd, &info) != 0) vector_problem("cannot read " + shown + ": " + std::strerror(errno));
   if (!S_ISREG(info.st_mode)) not_regular(shown, info.st_mode);
@@ -46,10 +47,10 @@ std::string read_opened(int fd, const std::string& shown, const char* own) {
     vector_problem(shown + " has " + std::to_string(info.st_nlink) + " links: " + own);
   }
   const auto too_large = [&](std::uintmax_t size) {
-    vector_problem(shown + " holds " + std::to_string(size) + " bytes, more than the " +
-                   std::to_string(kMaxVectorFile) + " a vector file may");
+    vector_problem(shown + " holds " + std::to_string(size) + " bytes, more than the " + std::to_string(limit) + " " +
+                   whose + " may");
   };
-  if (static_cast<std::uintmax_t>(info.st_size) > kMaxVectorFile) too_large(static_cast<std::uintmax_t>(info.st_size));
+  if (static_cast<std::uintmax_t>(info.st_size) > limit) too_large(static_cast<std::uintmax_t>(info.st_size));
   std::string bytes;
   bytes.reserve(static_cast<std::size_t>(info.st_size));
   char chunk[1 << 16];
@@ -61,7 +62,7 @@ std::string read_opened(int fd, const std::string& shown, const char* own) {
       vector_problem("cannot read " + shown + ": " + std::strerror(errno));
     }
     bytes.append(chunk, static_cast<std::size_t>(n));
-    if (bytes.size() > kMaxVectorFile) too_large(bytes.size());  // it grew while we read
+    if (bytes.size() > limit) too_large(bytes.size());  // it grew while we read
   }
 }
 
@@ -114,10 +115,10 @@ std::string read_vector_file(const fs::path& dir, const std::string& name) {
   return read_file_at(open_vector_folder(dir).get(), name, name);
 }
 
-std::string read_named_file(const fs::path& path) {
+std::string read_named_file(const fs::path& path, std::size_t limit, const char* whose) {
   const std::string name = path.filename().string();
   const Fd file = open_for_reading(open_folder(path.parent_path()).get(), name, name, true);
-  return read_opened(file.get(), name, nullptr);  // the user's own file, wherever its other names are
+  return read_opened(file.get(), name, nullptr, limit, whose);  // the user's own file, wherever its other names are
 }
 
 // The vectors of `root`, in name order; `error` set when `root` cannot be

@@ -73,8 +73,12 @@ std::string read_file_at(int folder, const std::string& name, const std::string&
 // read_file_at(open_vector_folder(dir), name, name): a file of a vector.
 std::string read_vector_file(const std::filesystem::path& dir, const std::string& name);
 
-// A file the user named (--skip-file): a link is followed, and a file
-// with other names read, the rest as read_file_at. Throws std::runtime_error naming it by its file name.
-std::string read_named_file(const std::filesystem::path& path);
+// A file the user named (--skip-file, --known-failures, a report given to
+// `report --diff`): a link is followed, and a file with other names read,
+// the rest as read_file_at, but at most `limit` bytes (`whose`: what
+// may hold that many, for the error). Throws std::runtime_error naming it
+// by its file name.
+std::string read_named_file(const std::filesystem::path& path, std::size_t limit = kMaxVectorFile,
+                            const char* whose = "a vector file");
 
 }  // namespace agent_session::conform::runner

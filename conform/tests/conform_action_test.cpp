@@ -31,7 +31,10 @@ class ConformAction : public test_support::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     fs::create_directories(dir_ / "prefix" / "bin");
-    runner("exec '" AGENT_SESSION_CLI "' conform --vectors '" + kSource + "/corpus/conformance' \"$@\"\n");
+    // `report` takes no --vectors: it reads reports.
+    runner("[ \"$1\" = report ] && exec '" AGENT_SESSION_CLI "' conform \"$@\"\nexec '" AGENT_SESSION_CLI
+           "' conform --vectors '" +
+           kSource + "/corpus/conformance' \"$@\"\n");
   }
 
   // The prefix's agent-session-conform: a shell script of `body`.
@@ -134,6 +137,59 @@ TEST_F(ConformAction, AFailureSaysWhereADeveloperGetsTheVectors) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("corpus/conformance of agent-session (example/agent-session) at v1.2.3"), std::string::npos)
       << r.out;
+}
+
+// A port's known failures are passed on: listed, they no longer fail the
+// step, so its CI reports only new failures (README.md step 4).
+TEST_F(ConformAction, KnownFailuresArePassedOnAndNoLongerFailTheStep) {
+  write(path("port"), "#!/bin/sh\necho 41\n");  // a wrong estimate, and wrong answers to the rest
+  fs::permissions(path("port"), fs::perms::owner_all);
+  write(path("known.txt"), "y_estimate_cjk  counts bytes  https://example.org/issues/1\n");
+  const std::string port = "ONLY=y_estimate_cjk PORT='" + path("port").string() + "' ";
+  ScriptRun r = run(port + "KNOWN_FAILURES='" + path("known.txt").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("XFAIL y_estimate_cjk ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 passed, 0 failed, 1 expected failures\n"), std::string::npos) << r.out;
+  EXPECT_EQ(run(port).exit_code, 1);
+  // A typo in the file is the runner's usage error, and the step's.
+  write(path("known.txt"), "y_estimate_cjkk counts bytes\n");
+  r = run(port + "KNOWN_FAILURES='" + path("known.txt").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("line 1: no vector named \"y_estimate_cjkk\""), std::string::npos) << r.err;
+}
+
+// With a previous JSON report, the job summary says what changed: here a
+// port that broke its estimate since the report of a correct one.
+TEST_F(ConformAction, APreviousReportsDiffGoesToTheJobSummary) {
+  const std::string summary = "GITHUB_STEP_SUMMARY='" + path("summary.md").string() + "' ";
+  ScriptRun r = run(summary + "ONLY=y_estimate_cjk JSON=reports/previous.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path previous = dir_ / "work" / "reports" / "previous.json";
+  ASSERT_TRUE(fs::exists(previous));
+  write(path("port"),
+        "#!/bin/sh\n[ \"$1\" = estimate ] && { echo 41; exit 0; }\nexec '" AGENT_SESSION_CLI "' \"$@\"\n");
+  fs::permissions(path("port"), fs::perms::owner_all);
+  r = run(summary + "ONLY=y_estimate_cjk PORT='" + path("port").string() + "' PREVIOUS_REPORT='" + previous.string() +
+          "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the run's own verdict
+  const std::string markdown = read(path("summary.md"));
+  EXPECT_NE(markdown.find("### Conformance: changes since the previous report\n"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("#### Newly failing (1)\n\n- `y_estimate_cjk#2` `estimate`: `stdout differs"),
+            std::string::npos)
+      << markdown;
+  // No previous report yet (a first run): a notice, and the run's verdict.
+  fs::remove(path("summary.md"));
+  r = run(summary + "ONLY=y_estimate_cjk PREVIOUS_REPORT='" + path("none.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("::notice title=agent-session conformance::no previous report at"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("summary.md")));
+  // One that is no report stops the step, naming it.
+  write(path("bad.json"), "{}");
+  r = run(summary + "ONLY=y_estimate_cjk PREVIOUS_REPORT='" + path("bad.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("report --diff: '" + path("bad.json").string() + "': not an agent-session-conform JSON report"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(ConformAction, ARunnerThatIsNotLinuxStopsAtOnceSayingWhatToDo) {

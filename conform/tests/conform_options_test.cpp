@@ -177,9 +177,9 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("Usage: agent-session-conform [OPTIONS]"), std::string::npos) << r.out;
-  for (const char* option :
-       {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list", "--only", "--skip-file",
-        "--strict", "--harness", "--format", "--report", "exec-adapter", "Examples:"}) {
+  for (const char* option : {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list",
+                             "--only", "--skip-file", "--known-failures", "--strict", "--harness", "--format",
+                             "--report", "exec-adapter", "report --diff", "Examples:"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   EXPECT_EQ(conform::runner::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);

@@ -251,6 +251,8 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
                                                   {"failed", 1},
                                                   {"skipped", 1},
                                                   {"skipped_passing", 1},
+                                                  {"expected_failures", 0},
+                                                  {"unexpected_passes", 0},
                                                   {"seconds", report.at("summary").at("seconds")}}));
   const auto& results = report.at("results");
   ASSERT_EQ(results.size(), 3u);
