@@ -58,6 +58,15 @@ std::string report(std::string_view text) {
   return std::string(text);
 }
 
+// A port's name in the reports (the matrix's column, its badge's label):
+// one printable line, short enough for a column heading.
+std::string label(std::string_view text) {
+  if (text.empty() || text.size() > 100 || base::terminal_line(text) != text) {
+    usage("--label: " + quoted(text) + " is not 1 to 100 printable bytes of UTF-8 on one line");
+  }
+  return std::string(text);
+}
+
 std::string format(std::string_view text) {
   if (text != "text" && text != "tap") usage("--format: " + quoted(text) + " is neither text nor tap");
   return std::string(text);
@@ -70,7 +79,7 @@ struct ValueOption {
 };
 constexpr ValueOption kValueOptions[] = {{"--vectors", false},    {"--timeout", false}, {"--jobs", false},
                                          {"--max-output", false}, {"--only", true},     {"--skip-file", false},
-                                         {"--format", false},     {"--report", true}};
+                                         {"--format", false},     {"--report", true},   {"--label", false}};
 constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict", "--harness"};
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
@@ -82,6 +91,7 @@ void set_value(ConformOptions& options, std::string_view name, std::string_view 
   if (name == "--skip-file") options.skip_file = value;
   if (name == "--format") options.format = format(value);
   if (name == "--report") options.reports.push_back(report(value));
+  if (name == "--label") options.label = label(value);
 }
 
 void set_flag(ConformOptions& options, std::string_view name) {
@@ -177,6 +187,8 @@ std::string conform_help(std::string_view program) {
          "                              standard output: text (FAIL lines) or tap (TAP version 14)\n"
          "  --report KIND=FILE          junit=FILE or json=FILE, written after the run; repeat --report for "
          "both\n"
+         "  --label NAME                the port's name in the reports (default: its command line), as "
+         "'agent-session-conform report' shows it\n"
          "\n"
          "Everything after -- is the port's command line. Each run starts in a new empty folder of its own, "
          "removed after it (with --harness: CMD harness starts in a folder of the job, each request's cwd names the "

@@ -270,6 +270,13 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
   if (!run.vectors_version_problem.empty()) report["vectors_version_problem"] = run.vectors_version_problem;
   report["vectors"] = run.vectors;
   report["command"] = run.command;
+  report["label"] = run.label;
+  report["port"] = nullptr;
+  if (run.port) {
+    report["port"] = {{"name", base::terminal_safe(run.port->name)},
+                      {"version", base::terminal_safe(run.port->version)},
+                      {"language", base::terminal_safe(run.port->language)}};
+  }
   report["strict"] = run.strict;
   report["summary"] = {{"vectors", run.results.size()},
                        {"passed", run.passed},
@@ -282,6 +289,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
     nlohmann::ordered_json entry;
     entry["name"] = vector.name;
     entry["verdict"] = vector.skipped ? "skip" : vector.failed() ? "fail" : "pass";
+    if (!vector.rule.empty()) entry["rule"] = vector.rule;
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
     if (vector.skipped) entry["message"] = skip_reason(vector);
     entry["seconds"] = vector.seconds;
