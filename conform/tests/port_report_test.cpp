@@ -138,7 +138,9 @@ class PortReportFile : public TempDirTest {};
 TEST_F(PortReportFile, AFileThatCannotBeReadIsExit3NamingIt) {
   for (const std::string& name : {std::string("missing.json"), std::string("folder"), std::string("fifo")}) {
     if (name == "folder") std::filesystem::create_directory(path(name));
-    if (name == "fifo") ASSERT_EQ(::mkfifo(path(name).c_str(), 0600), 0);  // never waited on
+    if (name == "fifo") {
+      ASSERT_EQ(::mkfifo(path(name).c_str(), 0600), 0);  // never waited on
+    }
     try {
       read_port_report(path(name).string());
       ADD_FAILURE() << name << " was read";
