@@ -214,6 +214,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
          "(fuzz --help).\n" +
+         "'" + name +
+         " report [--html FILE] [--markdown FILE] [--badges DIR] REPORT.json...' merges JSON reports (--report "
+         "json=FILE --label NAME) into a conformance matrix of ports and vectors (report --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

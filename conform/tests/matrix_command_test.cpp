@@ -71,6 +71,42 @@ TEST_F(MatrixCommand, TheJsonReportCarriesTheLabelAndEachVectorsRule) {
   EXPECT_EQ(conform(dir_, shell_port("true"), {"--label", "a", "--label", "b"}).exit_code, 2);
 }
 
+// The runner's own vectors give their rules too; a long rule is cut.
+TEST_F(MatrixCommand, EveryResultHasItsRuleTheRunnersOwnToo) {
+  std::ofstream(dir_ / "VERSION") << "1.4.0\n";
+  add("y_long", "{}\n",
+      R"({"rule":"SPEC §2: )" + std::string(1000, 'r') +
+          R"(","checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  const fs::path json = dir_ / "r.json";
+  conform(dir_, shell_port("printf '1 messages\\n'"), {"--report", "json=" + json.string()});
+  const auto report = nlohmann::json::parse(file_text(json));
+  std::size_t own = 0;
+  for (const auto& result : report.at("results")) {
+    const std::string name = result.at("name"), rule = result.at("rule");
+    if (name == "y_long") {
+      // kMaxRuleBytes (240) in all before the note; "SPEC §2: " is 10 bytes (§ is two).
+      EXPECT_EQ(rule, "SPEC §2: " + std::string(240 - 10, 'r') + "... (1010 bytes in all)");
+      continue;
+    }
+    ++own;
+    EXPECT_EQ(rule.rfind("SPEC §6: ", 0), 0u) << name << ": " << rule;
+  }
+  EXPECT_EQ(own, 7u);  // builtin_missing_file and the six runner_* checks
+}
+
+TEST_F(MatrixCommand, TheKitsHelpNamesReportAndReportsHelpItsExitCodes) {
+  const auto help = kit({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("agent-session-conform report [--html FILE] [--markdown FILE] [--badges DIR] REPORT.json..."),
+            std::string::npos)
+      << help.out;
+  EXPECT_NE(help.out.find("--label NAME"), std::string::npos);
+  const auto report_help = kit({"report", "--help"});
+  EXPECT_EQ(report_help.exit_code, 0);
+  EXPECT_NE(report_help.out.find("Exit 0: written (whatever the ports' verdicts); 2:"), std::string::npos)
+      << report_help.out;
+}
+
 TEST_F(MatrixCommand, MergesRealReportsIntoHtmlMarkdownAndBadges) {
   run_port(dir_ / "a.json", {"--label", "first"});
   run_port(dir_ / "b.json", {"--label", "second", "--only", "y_one"}, 0);
