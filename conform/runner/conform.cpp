@@ -226,10 +226,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   run.vectors_version_problem = version.problem;
   run.vectors = shown_vectors;
   for (const auto& word : options.command) run.command.push_back(terminal_safe(word));
-  run.label = options.label;  // else the command line, as the reports show it
-  if (run.label.empty()) {
-    for (const auto& word : run.command) run.label += (run.label.empty() ? "" : " ") + word;
-  }
+  run.label = options.label;
   run.strict = options.strict;
   map_large_blocks();
   const bool tap = options.format == "tap";

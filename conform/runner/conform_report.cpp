@@ -270,7 +270,11 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
   if (!run.vectors_version_problem.empty()) report["vectors_version_problem"] = run.vectors_version_problem;
   report["vectors"] = run.vectors;
   report["command"] = run.command;
-  report["label"] = run.label;
+  std::string label = run.label;  // else the command line (fuzz's reports too)
+  if (label.empty()) {
+    for (const auto& word : run.command) label += (label.empty() ? "" : " ") + word;
+  }
+  report["label"] = label;
   report["port"] = nullptr;
   if (run.port) {
     report["port"] = {{"name", base::terminal_safe(run.port->name)},

@@ -54,7 +54,7 @@ struct RunOutcome {
   std::string vectors_version_problem;              // why (VERSION missing or malformed)
   std::string vectors;                              // the folder, escaped
   std::vector<std::string> command;                 // the port, each word escaped
-  std::string label;                                // the port's name (--label), else its command line
+  std::string label;                                // the port's name (--label); empty: its command line
   std::optional<harness::HarnessPort> port;         // what a harness port said of itself (harness.md §3, start)
   std::vector<VectorOutcome> results;               // in vector order
   std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
