@@ -72,8 +72,7 @@ TEST(Merge, SectionsFollowSpecOrderRowsTheirNamesAndEveryPortHasACell) {
   const Matrix matrix = two_ports();
   std::vector<std::string> titles;
   for (const auto& section : matrix.sections) titles.push_back(section.title);
-  EXPECT_EQ(titles,
-            (std::vector<std::string>{"SPEC §1", "SPEC §2", "SPEC §2.1", "SPEC §6", kTen, "no SPEC section"}));
+  EXPECT_EQ(titles, (std::vector<std::string>{"SPEC §1", "SPEC §2", "SPEC §2.1", "SPEC §6", kTen, "no SPEC section"}));
   const Section& two = matrix.sections[1];
   ASSERT_EQ(two.rows.size(), 2u);
   EXPECT_EQ(two.rows[0].name, "y_a");
