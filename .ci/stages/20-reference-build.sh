@@ -10,7 +10,8 @@
 # The fast path is proven equal to the reference in the main build (the
 # differential properties and fuzz replays call both), and the reference
 # configuration passes every vector on s390x and aarch64 too
-# (70-cross-qemu.sh). Seconds.
+# (70-cross-qemu.sh). Seconds. The run's JSON report is a column of the
+# conformance matrix (75-matrix.sh).
 set -euo pipefail
 work=$PWD/build-action
 rm -rf "$work"
@@ -28,5 +29,8 @@ for program in agent-session agent-session-conform; do
 done
 echo "neither program links simdjson or {fmt}"
 start=$SECONDS
-build/agent-session conform --jobs 2 -- "$PREFIX/bin/agent-session"
+# Its JSON report joins the conformance matrix (75-matrix.sh).
+mkdir -p build/matrix
+build/agent-session conform --jobs 2 --report json=build/matrix/reference-build.json --label "reference build" \
+  -- "$PREFIX/bin/agent-session"
 echo "every vector on the reference command: $((SECONDS - start)) s"

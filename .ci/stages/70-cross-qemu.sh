@@ -101,8 +101,10 @@ conform() { # conform ARCH
   # modes (ctest's HarnessSameVerdicts, stage 32); exec mode's process
   # rules are the host's. --timeout is per request and leaves room for a
   # loaded machine.
+  # The JSON report is a column of the conformance matrix (75-matrix.sh).
+  mkdir -p build/matrix
   "$host_build/agent-session" conform --harness --jobs "$jobs" --timeout 30 \
-    --report "junit=build-$1/conformance.xml" \
+    --report "junit=build-$1/conformance.xml" --report "json=build/matrix/qemu-$1.json" --label "qemu $1" \
     -- qemu-"$1" -L "/usr/$1-linux-gnu" "build-$1/agent-session"
 }
 

@@ -2,8 +2,9 @@
 // runner (conform/runner/conform_options.hpp's conform_main) and, as its
 // `fuzz` subcommand, the port fuzzer (conform/fuzz/fuzz_command.hpp),
 // which computes the reference's answers in process and so links the
-// library. `agent-session conform ARGS...` runs this program in its own
-// place (src/cli/kit_forward.hpp).
+// library, and as its `report` subcommand the conformance matrix of
+// several runs' JSON reports (conform/matrix/matrix_command.hpp). `agent-session conform ARGS...` runs this program in
+// its own place (src/cli/kit_forward.hpp).
 //
 // Standard output reports a closed pipe or a full disk (exit 3 with the
 // reason, never a signal or an exit 0 with the output lost), and any
@@ -11,9 +12,11 @@
 #include "base/printable.hpp"
 #include "base/std_streams.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
+#include "conform/matrix/matrix_command.hpp"
 #include "conform/runner/conform_options.hpp"
 #include "conform/runner/report_command.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -26,11 +29,19 @@ int main(int argc, char** argv) {
   base::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (const auto code = conform::runner::report_main(args, streams.out(), std::cerr)) return *code;
-    const int code = !args.empty() && args.front() == "fuzz"
-                         ? conform::fuzz::fuzz_main({args.begin() + 1, args.end()}, "agent-session-conform",
-                                                    streams.out(), std::cerr)
-                         : conform::runner::conform_main(args, "agent-session-conform", streams.out(), std::cerr);
+    // A subcommand is the first word; any other first word is the runner's.
+    const std::string first = args.empty() ? "" : args.front();
+    const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
+    int code = 0;
+    if (first == "fuzz") {
+      code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr);
+    } else if (first == "report" && std::find(rest.begin(), rest.end(), "--diff") != rest.end()) {
+      code = *conform::runner::report_main(args, streams.out(), std::cerr);
+    } else if (first == "report") {
+      code = conform::matrix::report_main(rest, "agent-session-conform", streams.out(), std::cerr);
+    } else {
+      code = conform::runner::conform_main(args, "agent-session-conform", streams.out(), std::cerr);
+    }
     streams.out().flush();
     return code;
   } catch (const std::bad_alloc&) {

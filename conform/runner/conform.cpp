@@ -55,11 +55,11 @@ void map_large_blocks() {
 // false to stop early (the port cannot run); if it throws (standard output
 // failed), the workers stop too before the exception goes on. Each job's
 // harness port is stopped when its job ends; why one did not stop cleanly
-// lands in `stop_problems` (read it after run_all returns: the workers are
-// joined then).
+// lands in `stop_problems`, and what a harness port said of itself in
+// `about` (read both after run_all returns: the workers are joined then).
 template <typename Print>
 void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& options,
-             std::vector<std::string>& stop_problems, Print print) {
+             std::vector<std::string>& stop_problems, std::optional<HarnessPort>& about, Print print) {
   std::vector<std::optional<VectorReport>> reports(dirs.size());
   std::mutex mutex;
   std::condition_variable done;
@@ -82,6 +82,10 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
       const std::lock_guard lock(mutex);
       reports[i] = std::move(report);
       done.notify_all();
+    }
+    if (auto said = port.about()) {
+      const std::lock_guard lock(mutex);
+      if (!about) about = std::move(said);
     }
     if (auto problem = port.stop()) {
       const std::lock_guard lock(mutex);
@@ -237,6 +241,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   run.vectors_version_problem = version.problem;
   run.vectors = shown_vectors;
   for (const auto& word : options.command) run.command.push_back(terminal_safe(word));
+  run.label = options.label;
   run.strict = options.strict;
   map_large_blocks();
   const bool tap = options.format == "tap";
@@ -244,7 +249,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   const auto start = Clock::now();
   std::optional<VectorReport> fatal;
   std::vector<std::string> stop_problems;
-  run_all(selected, options, stop_problems, [&](VectorReport& report) {
+  run_all(selected, options, stop_problems, run.port, [&](VectorReport& report) {
     if (!report.fatal.empty()) {
       fatal = std::move(report);
       return false;

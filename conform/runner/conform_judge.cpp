@@ -162,6 +162,7 @@ bool contains_ignoring_case(std::string_view text, std::string_view part) {
 Vector missing_file_vector(const std::filesystem::path& missing) {
   Vector vector;
   vector.name = kMissingFileVector;
+  vector.rule = "SPEC §6: a FILE that does not exist is exit 3, named on standard error";
   vector.input_path = missing;
   for (std::vector<std::string> args :
        {std::vector<std::string>{"check"}, {"estimate"}, {"canon"}, {"trim", "--max-chars", "100"}}) {
@@ -207,6 +208,9 @@ Vector load_vector(const VectorDir& dir) {
         });
     if (!expect) throw std::runtime_error("expect.json: " + expect.reason);
     if (!member(expect.value, "checks").is_array()) throw std::runtime_error("expect.json has no array \"checks\"");
+    // Not compared (README.md "Layout"): reported, so a matrix of reports
+    // can group the vectors by SPEC section (reports.md).
+    if (const auto& rule = member(expect.value, "rule"); rule.is_string()) vector.rule = rule.get<std::string>();
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
   } catch (const std::bad_alloc&) {
     throw;  // the machine's problem, not the vector's

@@ -44,6 +44,7 @@ struct Check {
 
 struct Vector {
   std::string name;
+  std::string rule;  // expect.json's "rule" ("SPEC §2.1: ..."), as written; empty when it has none
   std::filesystem::path input_path;
   std::string input;
   std::vector<Check> checks;

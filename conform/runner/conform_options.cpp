@@ -58,6 +58,15 @@ std::string report(std::string_view text) {
   return std::string(text);
 }
 
+// A port's name in the reports (the matrix's column, its badge's label):
+// one printable line, short enough for a column heading.
+std::string label(std::string_view text) {
+  if (text.empty() || text.size() > 100 || base::terminal_line(text) != text) {
+    usage("--label: " + quoted(text) + " is not 1 to 100 printable bytes of UTF-8 on one line");
+  }
+  return std::string(text);
+}
+
 std::string format(std::string_view text) {
   if (text != "text" && text != "tap") usage("--format: " + quoted(text) + " is neither text nor tap");
   return std::string(text);
@@ -68,9 +77,9 @@ struct ValueOption {
   std::string_view name;
   bool repeatable;
 };
-constexpr ValueOption kValueOptions[] = {{"--vectors", false},    {"--timeout", false}, {"--jobs", false},
-                                         {"--max-output", false}, {"--only", true},     {"--skip-file", false},
-                                         {"--format", false},     {"--report", true},   {"--known-failures", false}};
+constexpr ValueOption kValueOptions[] = {
+    {"--vectors", false},   {"--timeout", false}, {"--jobs", false},  {"--max-output", false},     {"--only", true},
+    {"--skip-file", false}, {"--format", false},  {"--report", true}, {"--known-failures", false}, {"--label", false}};
 constexpr std::string_view kFlags[] = {"-h", "--help", "--version", "--list", "--strict", "--harness"};
 
 void set_value(ConformOptions& options, std::string_view name, std::string_view value) {
@@ -83,6 +92,7 @@ void set_value(ConformOptions& options, std::string_view name, std::string_view 
   if (name == "--known-failures") options.known_failures = value;
   if (name == "--format") options.format = format(value);
   if (name == "--report") options.reports.push_back(report(value));
+  if (name == "--label") options.label = label(value);
 }
 
 void set_flag(ConformOptions& options, std::string_view name) {
@@ -181,6 +191,8 @@ std::string conform_help(std::string_view program) {
          "                              standard output: text (FAIL lines) or tap (TAP version 14)\n"
          "  --report KIND=FILE          junit=FILE or json=FILE, written after the run; repeat --report for "
          "both\n"
+         "  --label NAME                the port's name in the reports (default: its command line): its column "
+         "in the conformance matrix (report, below)\n"
          "\n"
          "Everything after -- is the port's command line. Each run starts in a new empty folder of its own, "
          "removed after it (with --harness: CMD harness starts in a folder of the job, each request's cwd names the "
@@ -209,6 +221,8 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " report --diff OLD.json NEW.json [--markdown]' lists the checks that newly fail, newly pass, appeared "
          "and disappeared between two JSON reports (report --help).\n" +
+         " report [--html FILE] [--markdown FILE] [--badges DIR] REPORT.json...' merges JSON reports (--report "
+         "json=FILE --label NAME) into a conformance matrix of ports and vectors (report --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

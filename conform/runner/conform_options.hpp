@@ -32,6 +32,7 @@ struct ConformOptions {
   bool harness = false;              // one long-lived `CMD harness` per job (corpus/conformance/harness.md)
   std::string format = "text";       // on `out`: "text" (FAIL lines) or "tap" (TAP version 14)
   std::vector<std::string> reports;  // "junit=FILE", "json=FILE": written after the run
+  std::string label;                 // the port's name in the reports; empty: its command line
   bool show_help = false;            // -h, --help: print conform_help, run nothing
   std::string program = "agent-session-conform";  // set by conform_main: who errors are from
 };

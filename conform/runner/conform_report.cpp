@@ -17,12 +17,6 @@
 
 namespace agent_session::conform::runner {
 
-using base::append_escape;
-using base::decode_utf8;
-using base::hidden_code_point;
-using base::printable_length;
-using base::utf8_sequence_length;
-
 namespace {
 
 bool needs_no_quotes(std::string_view word) {
@@ -112,7 +106,7 @@ namespace {
 std::string printable_shell_line(const std::string& line) {
   bool printable = true;
   for (std::size_t i = 0; i < line.size() && printable;) {
-    const std::size_t n = printable_length(line, i);
+    const std::size_t n = base::printable_length(line, i);
     printable = n > 0;
     i += n;
   }
@@ -122,7 +116,7 @@ std::string printable_shell_line(const std::string& line) {
   // a newline that the command substitution would drop.
   std::string format;
   for (std::size_t i = 0; i < line.size();) {
-    const std::size_t n = printable_length(line, i);
+    const std::size_t n = base::printable_length(line, i);
     if (n == 0 || line[i] == '\'' || line[i] == '\\' || line[i] == '%') {
       format += octal(static_cast<unsigned char>(line[i]));
       ++i;
@@ -200,16 +194,16 @@ std::string xml_escaped(std::string_view text, bool attribute) {
         continue;
       default: break;
     }
-    const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(text, i);
+    const std::size_t n = c < 0x80 ? 1 : base::utf8_sequence_length(text, i);
     if (n == 0 || c < 0x20 || c == 0x7F) {
-      append_escape(out, 'x', c);
+      base::append_escape(out, 'x', c);
       ++i;
       continue;
     }
     // XML 1.0 has no U+FFFE or U+FFFF; the rest as a terminal sees it.
-    const char32_t point = decode_utf8(text.substr(i, n));
-    if (point == 0xFFFE || point == 0xFFFF || hidden_code_point(point)) {
-      append_escape(out, 'u', point);
+    const char32_t point = base::decode_utf8(text.substr(i, n));
+    if (point == 0xFFFE || point == 0xFFFF || base::hidden_code_point(point)) {
+      base::append_escape(out, 'u', point);
     } else {
       out.append(text.substr(i, n));
     }
@@ -301,6 +295,17 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
   if (!run.vectors_version_problem.empty()) report["vectors_version_problem"] = run.vectors_version_problem;
   report["vectors"] = run.vectors;
   report["command"] = run.command;
+  std::string label = run.label;  // else the command line (fuzz's reports too)
+  if (label.empty()) {
+    for (const auto& word : run.command) label += (label.empty() ? "" : " ") + word;
+  }
+  report["label"] = label;
+  report["port"] = nullptr;
+  if (run.port) {
+    report["port"] = {{"name", base::terminal_safe(run.port->name)},
+                      {"version", base::terminal_safe(run.port->version)},
+                      {"language", base::terminal_safe(run.port->language)}};
+  }
   report["strict"] = run.strict;
   report["summary"] = {{"vectors", run.results.size()},
                        {"passed", run.passed},
@@ -315,6 +320,7 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
     nlohmann::ordered_json entry;
     entry["name"] = vector.name;
     entry["verdict"] = verdict_name(vector.verdict());
+    if (!vector.rule.empty()) entry["rule"] = vector.rule;
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
     if (vector.known) entry["known_failure"] = known_json(*vector.known);
     if (vector.skipped) entry["message"] = skip_reason(vector);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include "harness/protocol.hpp"
+
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -51,6 +53,7 @@ inline constexpr const char* kSkipPasses = "listed in the skip file but passes; 
 
 struct VectorOutcome {
   std::string name;          // the folder's name, escaped
+  std::string rule;          // expect.json's "rule", escaped and cut (kMaxRuleBytes); may be empty
   bool skipped = false;      // listed in the skip file: run, but counted as skipped, its checks not kept
   bool skip_passes = false;  // skipped, and every check passed
   std::string problem;       // the vector itself is unusable: it fails
@@ -72,6 +75,8 @@ struct RunOutcome {
   std::string vectors_version_problem;              // why (VERSION missing or malformed)
   std::string vectors;                              // the folder, escaped
   std::vector<std::string> command;                 // the port, each word escaped
+  std::string label;                                // the port's name (--label); empty: its command line
+  std::optional<harness::HarnessPort> port;         // what a harness port said of itself (harness.md §3, start)
   std::vector<VectorOutcome> results;               // in vector order
   std::size_t passed = 0, failed = 0, skipped = 0;  // vectors
   std::size_t skipped_passing = 0;                  // of `skipped`, those that pass

@@ -202,6 +202,7 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   } else {
     vector = load_vector(selected.dir);
   }
+  report.outcome.rule = shown(vector.rule, kMaxRuleBytes);
   if (!vector.problem.empty()) {
     report.outcome.problem = shown(vector.problem, kMaxProblemBytes);
   } else {

@@ -33,6 +33,9 @@ struct VectorReport {
 // kMaxProblemBytes.
 inline constexpr std::size_t kMaxReproduceBytes = 1024;
 inline constexpr std::size_t kMaxProblemBytes = 1024;
+// A vector's rule (its expect.json's "rule", reported: reports.md) is cut
+// at 240 bytes: two rules joined by " / " fit.
+inline constexpr std::size_t kMaxRuleBytes = 240;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start);

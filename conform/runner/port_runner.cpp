@@ -117,9 +117,12 @@ ProcessResult PortRunner::run(const std::vector<std::string>& args, std::string_
       result.error = "--harness: " + *problem + " (without --harness the runner uses exec mode)";
       return result;
     }
+    about_ = harness_->port();
   }
   return harness_->run(args, input, name);
 }
+
+std::optional<HarnessPort> PortRunner::about() const { return about_; }
 
 std::optional<std::string> PortRunner::stop() {
   if (!harness_) return std::nullopt;

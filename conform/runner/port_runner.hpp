@@ -64,12 +64,17 @@ class PortRunner {
   // stop that fails fails the run (harness.md §4): the caller says so.
   std::optional<std::string> stop();
 
+  // What the harness port said of itself in its start answer, once one
+  // started (the reports carry it: reports.md); nothing in exec mode.
+  std::optional<HarnessPort> about() const;
+
  private:
   const ConformOptions& options_;
   std::vector<std::string> command_;
   std::chrono::milliseconds timeout_;
   std::optional<TempFolder> job_;  // made on the first run, removed with the runner
   std::uint64_t runs_ = 0;
+  std::optional<HarnessPort> about_;
   std::optional<HarnessClient> harness_;  // declared last: the port stops before its folder goes
 };
 

@@ -34,6 +34,17 @@ const std::vector<Spec>& specs() {
   return table;
 }
 
+// Each check's rule as a vector's expect.json states one ("SPEC §N: ..."),
+// for the reports (corpus/conformance/reports.md): SPEC.md §6.1's table.
+std::string rule_of(std::string_view name) {
+  if (name == "runner_stdin_closed") return "SPEC §6: standard input closed is exit 3";
+  if (name == "runner_stdin_directory") return "SPEC §6: standard input that cannot be read is exit 3";
+  if (name == "runner_stdout_full") return "SPEC §6: a full standard output is exit 3, never 0";
+  if (name == "runner_stdout_closed") return "SPEC §6: standard output closed is exit 3, never 0";
+  if (name == "runner_extra_argument") return "SPEC §6: an extra argument is exit 2";
+  return "SPEC §6: an option the command does not take is exit 2";
+}
+
 }  // namespace
 
 const std::vector<std::string>& runner_check_names() {
@@ -56,6 +67,7 @@ Vector runner_check_vector(const std::string& name, const std::filesystem::path&
   vector.input_path = session;
   for (const Spec& spec : specs()) {
     if (name != spec.name) continue;
+    vector.rule = rule_of(name);
     Check check;
     check.args = spec.args;
     check.exit = spec.exit;

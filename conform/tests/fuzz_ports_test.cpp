@@ -162,6 +162,7 @@ TEST(FuzzPorts, ReportsAreTheRunnersJunitAndJson) {
   EXPECT_EQ(passed["summary"]["passed"], 1);
   EXPECT_EQ(passed["summary"]["failed"], 0);
   EXPECT_EQ(passed["results"][0]["name"], "fuzz_5");
+  EXPECT_EQ(passed["label"], AGENT_SESSION_CLI);  // the port's command line names it in a matrix
   EXPECT_EQ(passed["results"][0]["checks"][0]["verdict"], "pass");
   std::ifstream xml(out / "clean.xml");
   const std::string junit{std::istreambuf_iterator<char>(xml), {}};
