@@ -2,7 +2,8 @@
 // runner (conform/runner/conform_options.hpp's conform_main) and, as its
 // `fuzz` subcommand, the port fuzzer (conform/fuzz/fuzz_command.hpp),
 // which computes the reference's answers in process and so links the
-// library. `agent-session conform ARGS...` runs this program in its own
+// library, and as `export` the vectors as one JSON document
+// (conform/exporter/export_command.hpp). `agent-session conform ARGS...` runs this program in its own
 // place (src/cli/kit_forward.hpp).
 //
 // Standard output reports a closed pipe or a full disk (exit 3 with the
@@ -10,6 +11,7 @@
 // exception that escapes is one line and exit 3.
 #include "base/printable.hpp"
 #include "base/std_streams.hpp"
+#include "conform/exporter/export_command.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
 #include "conform/runner/conform_options.hpp"
 
@@ -25,6 +27,12 @@ int main(int argc, char** argv) {
   base::StandardStreams streams;
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
+    if (!args.empty() && args.front() == "export") {
+      const int code = conform::exporter::export_main({args.begin() + 1, args.end()}, "agent-session-conform",
+                                                      streams.out(), std::cerr);
+      streams.out().flush();
+      return code;
+    }
     const int code = !args.empty() && args.front() == "fuzz"
                          ? conform::fuzz::fuzz_main({args.begin() + 1, args.end()}, "agent-session-conform",
                                                     streams.out(), std::cerr)

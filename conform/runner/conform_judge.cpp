@@ -207,6 +207,9 @@ Vector load_vector(const VectorDir& dir) {
         });
     if (!expect) throw std::runtime_error("expect.json: " + expect.reason);
     if (!member(expect.value, "checks").is_array()) throw std::runtime_error("expect.json has no array \"checks\"");
+    for (auto [key, text] : {std::pair{"rule", &vector.rule}, std::pair{"about", &vector.about}}) {
+      if (const auto& value = member(expect.value, key); value.is_string()) *text = value.get<std::string>();
+    }
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
   } catch (const std::bad_alloc&) {
     throw;  // the machine's problem, not the vector's

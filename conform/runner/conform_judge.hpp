@@ -48,6 +48,10 @@ struct Vector {
   std::string input;
   std::vector<Check> checks;
   std::string problem;  // why the vector itself is unusable (a failure, never a skip)
+  // expect.json's "rule" and "about" when they are strings: never compared
+  // (corpus/conformance/README.md "Layout"), kept for `export`
+  // (conform/exporter/vectors_document.hpp).
+  std::optional<std::string> rule, about;
 };
 
 // The most checks a vector's expect.json may hold (the corpus's most is

@@ -202,6 +202,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
          "(fuzz --help).\n" +
+         "'" + name +
+         " export --format json [--vectors DIR] [--out FILE]' writes every vector and the runner's own checks as "
+         "one JSON document, for a port's own tests to run without this runner (export --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +
