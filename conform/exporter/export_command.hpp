@@ -20,7 +20,6 @@ namespace agent_session::conform::exporter {
 // (a folder that cannot be read, --out that cannot be written). Every error
 // is one line on `err` naming `program` export. A failed write to `out`
 // throws, as `out` does.
-int export_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out,
-                std::ostream& err);
+int export_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err);
 
 }  // namespace agent_session::conform::exporter

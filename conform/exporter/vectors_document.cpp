@@ -147,7 +147,8 @@ VectorsDocument vectors_document(const fs::path& vectors) {
   }
   if (dirs.empty()) throw ExportFailure{2, "no vectors in " + shown};
   const runner::VectorsVersion version = runner::read_vectors_version(vectors);
-  if (!version.problem.empty()) throw ExportFailure{2, "the vectors in " + shown + " have no version: " + version.problem};
+  if (!version.problem.empty())
+    throw ExportFailure{2, "the vectors in " + shown + " have no version: " + version.problem};
 
   VectorsDocument document;
   Json head;
@@ -191,7 +192,8 @@ VectorsDocument vectors_document(const fs::path& vectors) {
   }
   if (runner::version_at_least(version, runner::kRunnerChecksSinceMinor)) {
     for (const auto& name : runner::runner_check_names()) {
-      own.push_back(own_vector(runner::runner_check_vector(name, kSessionStandIn), since(runner::kRunnerChecksSinceMinor),
+      own.push_back(own_vector(runner::runner_check_vector(name, kSessionStandIn),
+                               since(runner::kRunnerChecksSinceMinor),
                                "SPEC §6.1: the runner's own checks (SPEC §6's streams and usage errors)",
                                std::string(runner::kRunnerSession))
                         .dump());

@@ -126,8 +126,9 @@ TEST_F(ExportCommandTest, TheProgramDispatchesExportAndItsHelpsExampleRuns) {
   EXPECT_NE(conform_help.out.find("export --format json"), std::string::npos) << conform_help.out;
   const Run usage = binary("\"$1\" export --format yaml");
   EXPECT_EQ(usage.code, 2);
-  EXPECT_EQ(usage.err, "agent-session-conform export: --format: \"yaml\" is not json (the one format) "
-                       "(agent-session-conform export --help)\n");
+  EXPECT_EQ(usage.err,
+            "agent-session-conform export: --format: \"yaml\" is not json (the one format) "
+            "(agent-session-conform export --help)\n");
 }
 
 }  // namespace

@@ -109,9 +109,10 @@ TEST_F(VectorsDocumentTest, BytesThatAreNotUtf8TravelAsBase64) {
   write(path("v/VERSION"), "1.0.0\n");
   const std::string latin1 = "{\"role\":\"user\",\"content\":\"caf\xE9\"}\n\xFF\n";
   write(path("v/i_latin1/input.jsonl"), latin1);
-  write(path("v/i_latin1/expect.json"),
-        R"({"rule":"SPEC §2.1: r","about":"a","checks":[{"args":["check"],"exit":1,"error":"invalid session JSON at line 1"},)"
-        R"({"args":["append"],"stdin_b64":"/wo=","exit":1,"error":"e","file_after_b64":"/w=="}]})");
+  write(
+      path("v/i_latin1/expect.json"),
+      R"({"rule":"SPEC §2.1: r","about":"a","checks":[{"args":["check"],"exit":1,"error":"invalid session JSON at line 1"},)"
+      R"({"args":["append"],"stdin_b64":"/wo=","exit":1,"error":"e","file_after_b64":"/w=="}]})");
   write(path("v/y_text/input.jsonl"), "h\xC3\xA9\n");
   write(path("v/y_text/expect.json"), R"({"checks":[{"args":["canon"],"exit":0,"stdout":""}]})");
   const auto document = vectors_document(path("v"));
@@ -126,7 +127,7 @@ TEST_F(VectorsDocumentTest, BytesThatAreNotUtf8TravelAsBase64) {
   const Json& text = json["vectors"][1];
   EXPECT_EQ(text.at("input"), "h\xC3\xA9\n");
   EXPECT_FALSE(text.contains("input_b64"));
-  EXPECT_FALSE(text.contains("rule"));  // as expect.json states it: not at all
+  EXPECT_FALSE(text.contains("rule"));                 // as expect.json states it: not at all
   EXPECT_EQ(json.at("runner_checks"), Json::array());  // 1.0.0 has none of the runner's own
 }
 
