@@ -25,7 +25,7 @@ inline constexpr int kDocumentVersion = 1;
 
 // The most bytes a document may hold: the vectors are untrusted input, and
 // this bounds what an export holds at once (the document, then one vector
-// as the runner holds it). The corpus's is about 4 MB.
+// as the runner holds it). The corpus's is under 1 MB.
 inline constexpr std::size_t kMaxDocumentBytes = std::size_t{256} << 20;
 
 // Why no document can be made: `code` 2 for the caller's mistake (no such

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using agent_session::conform::runner::ProcessEnd;
 using agent_session::conform::runner::run_process;
 
-struct Run {
+struct ExportRun {
   int code;
   std::string out, err;
 };
@@ -38,14 +38,14 @@ class ExportCommandTest : public agent_session::test_support::TempDirTest {
     write(path("v/y_one/input.jsonl"), "{\"role\":\"user\",\"content\":\"hi\"}\n");
     write(path("v/y_one/expect.json"), agent_session::test_support::kOneMessage);
   }
-  static Run run(const std::vector<std::string>& args) {
+  static ExportRun run(const std::vector<std::string>& args) {
     std::ostringstream out, err;
     const int code = agent_session::conform::exporter::export_main(args, "agent-session-conform", out, err);
     return {code, out.str(), err.str()};
   }
   // A failure: `code`, nothing on standard output, one line on standard
   // error naming the program and holding `says`.
-  static void expect_error(const Run& r, int code, const std::string& says) {
+  static void expect_error(const ExportRun& r, int code, const std::string& says) {
     EXPECT_EQ(r.code, code) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -55,13 +55,14 @@ class ExportCommandTest : public agent_session::test_support::TempDirTest {
 };
 
 TEST_F(ExportCommandTest, WritesTheDocumentOnStandardOutputOrInOut) {
-  const Run r = run({"--format", "json", "--vectors", path("v").string()});
+  const ExportRun r = run({"--format", "json", "--vectors", path("v").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json["document"], "agent-session conformance vectors");
   EXPECT_EQ(json["vectors"][0]["name"], "y_one");
-  const Run to_file = run({"--format=json", "--vectors=" + path("v").string(), "--out", path("doc.json").string()});
+  const ExportRun to_file =
+      run({"--format=json", "--vectors=" + path("v").string(), "--out", path("doc.json").string()});
   ASSERT_EQ(to_file.code, 0) << to_file.err;
   EXPECT_EQ(to_file.out, "");
   EXPECT_EQ(read(path("doc.json")), r.out);
@@ -102,7 +103,7 @@ TEST_F(ExportCommandTest, AnUnusableVectorIsExitOneAndNothingIsWritten) {
   EXPECT_FALSE(fs::exists(path("doc.json")));
 }
 
-Run binary(const std::string& script) {
+ExportRun binary(const std::string& script) {
   const auto limit = std::chrono::minutes(1);
   const auto r = run_process({"sh", "-c", script, "sh", AGENT_SESSION_CONFORM}, "", limit);
   EXPECT_EQ(r.end, ProcessEnd::exited) << r.err;
@@ -110,21 +111,21 @@ Run binary(const std::string& script) {
 }
 
 TEST_F(ExportCommandTest, TheProgramDispatchesExportAndItsHelpsExampleRuns) {
-  const Run help = binary("\"$1\" export --help");
+  const ExportRun help = binary("\"$1\" export --help");
   ASSERT_EQ(help.code, 0) << help.err;
   const std::string example = "agent-session-conform export --format json --out vectors.json";
   ASSERT_NE(help.out.find("Example:\n  " + example + "\n"), std::string::npos) << help.out;
   // The example as written, the program's name aside, in a folder of its
   // own: the build tree's default vectors, the corpus.
-  const Run ran = binary("cd '" + dir_.string() + "' && \"$1\"" + example.substr(example.find(" export")));
+  const ExportRun ran = binary("cd '" + dir_.string() + "' && \"$1\"" + example.substr(example.find(" export")));
   ASSERT_EQ(ran.code, 0) << ran.err;
   const auto json = nlohmann::json::parse(read(path("vectors.json")));
   EXPECT_GT(json["vectors"].size(), 200u);
   EXPECT_EQ(json["runner_checks"].size(), 7u);  // builtin_missing_file and the six runner_* checks
   // And the runner's help names it.
-  const Run conform_help = binary("\"$1\" --help");
+  const ExportRun conform_help = binary("\"$1\" --help");
   EXPECT_NE(conform_help.out.find("export --format json"), std::string::npos) << conform_help.out;
-  const Run usage = binary("\"$1\" export --format yaml");
+  const ExportRun usage = binary("\"$1\" export --format yaml");
   EXPECT_EQ(usage.code, 2);
   EXPECT_EQ(usage.err,
             "agent-session-conform export: --format: \"yaml\" is not json (the one format) "
