@@ -170,6 +170,12 @@ VectorsDocument vectors_document(const fs::path& vectors) {
       document.unusable.push_back(terminal_safe(vector.name) + ": " + vector.problem);
       continue;
     }
+    // A name is a JSON string, so text: a folder named in other bytes has
+    // no name a port could report.
+    if (base::valid_utf8_prefix(vector.name) != vector.name.size()) {
+      document.unusable.push_back(terminal_safe(vector.name) + ": unusable vector: its name is not UTF-8");
+      continue;
+    }
     Json json;
     json["name"] = vector.name;
     if (vector.rule) json["rule"] = *vector.rule;

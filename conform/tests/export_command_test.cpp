@@ -132,4 +132,10 @@ TEST_F(ExportCommandTest, TheProgramDispatchesExportAndItsHelpsExampleRuns) {
             "(agent-session-conform export --help)\n");
 }
 
+TEST_F(ExportCommandTest, StandardOutputThatCannotBeWrittenIsExitThree) {
+  const ExportRun full = binary("\"$1\" export --format json --vectors '" + path("v").string() + "' > /dev/full");
+  EXPECT_EQ(full.code, 3);
+  EXPECT_EQ(full.err, "agent-session-conform: cannot write standard output: No space left on device\n");
+}
+
 }  // namespace

@@ -195,6 +195,17 @@ TEST_F(VectorsDocumentTest, AnUnusableVectorIsNamedAndNothingIsWritten) {
       << document.unusable[0];
 }
 
+TEST_F(VectorsDocumentTest, AVectorWhoseNameIsNotUtf8IsUnusable) {
+  fs::create_directories(path("v/y_caf\xE9"));
+  write(path("v/VERSION"), "1.4.0\n");
+  write(path("v/y_caf\xE9/input.jsonl"), "");
+  write(path("v/y_caf\xE9/expect.json"), agent_session::test_support::kOneMessage);
+  const auto document = vectors_document(path("v"));
+  EXPECT_EQ(document.text, "");
+  ASSERT_EQ(document.unusable.size(), 1u);
+  EXPECT_EQ(document.unusable[0], "y_caf\\xe9: unusable vector: its name is not UTF-8");
+}
+
 TEST_F(VectorsDocumentTest, NoFolderNoVectorsOrNoVersionIsTheCallersMistake) {
   const auto code_of = [](const fs::path& vectors) {
     try {
