@@ -2,15 +2,18 @@
 // runner (conform/runner/conform_options.hpp's conform_main) and, as its
 // `fuzz` subcommand, the port fuzzer (conform/fuzz/fuzz_command.hpp),
 // which computes the reference's answers in process and so links the
-// library, and as its `report` subcommand the conformance matrix of
-// several runs' JSON reports (conform/matrix/matrix_command.hpp). `agent-session conform ARGS...` runs this program in
-// its own place (src/cli/kit_forward.hpp).
+// library; as its `report` subcommand the conformance matrix of
+// several runs' JSON reports (conform/matrix/matrix_command.hpp), and as
+// `export` the vectors as one JSON document
+// (conform/exporter/export_command.hpp). `agent-session conform ARGS...`
+// runs this program in its own place (src/cli/kit_forward.hpp).
 //
 // Standard output reports a closed pipe or a full disk (exit 3 with the
 // reason, never a signal or an exit 0 with the output lost), and any
 // exception that escapes is one line and exit 3.
 #include "base/printable.hpp"
 #include "base/std_streams.hpp"
+#include "conform/exporter/export_command.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
 #include "conform/matrix/matrix_command.hpp"
 #include "conform/runner/conform_options.hpp"
@@ -35,6 +38,8 @@ int main(int argc, char** argv) {
     int code = 0;
     if (first == "fuzz") {
       code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr);
+    } else if (first == "export") {
+      code = conform::exporter::export_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "report" && std::find(rest.begin(), rest.end(), "--diff") != rest.end()) {
       code = *conform::runner::report_main(args, streams.out(), std::cerr);
     } else if (first == "report") {

@@ -1,5 +1,4 @@
 #include "conform/runner/conform.hpp"
-#include "base/decimal.hpp"
 
 #include "base/printable.hpp"
 #include "conform/runner/conform_judge.hpp"
@@ -117,20 +116,6 @@ void run_all(const std::vector<SelectedVector>& dirs, const ConformOptions& opti
   }
 }
 
-// The built-in checks belong to the suite from the version that added
-// them on (CHANGELOG.md there): builtin_missing_file from 1.1.0, the
-// runner's own stream and usage checks from 1.4.0. An older copy of the
-// vectors, or a folder without a version, runs as it always did.
-bool version_at_least(const VectorsVersion& version, unsigned long long wanted_minor) {
-  const std::string_view text = version.version;
-  const std::string_view major_digits = base::leading_digits(text);
-  if (major_digits.empty() || major_digits.size() == text.size()) return false;
-  const auto major = base::parse_decimal(major_digits);
-  const auto minor = base::parse_decimal(base::leading_digits(text.substr(major_digits.size() + 1)));
-  if (!major || !minor) return false;
-  return *major > 1 || (*major == 1 && *minor >= wanted_minor);
-}
-
 // A path that does not exist, for the built-in missing-FILE check: a
 // folder of the temporary directory that is not there.
 std::filesystem::path missing_path() {
@@ -206,10 +191,10 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return 2;
   }
   std::vector<VectorDir> all = dirs;
-  if (version_at_least(version, 1)) {
+  if (version_at_least(version, kMissingFileSinceMinor)) {
     all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path(), ""});
   }
-  if (version_at_least(version, 4)) {
+  if (version_at_least(version, kRunnerChecksSinceMinor)) {
     for (const auto& name : runner_check_names())
       all.push_back({std::filesystem::path(options.vectors) / name, "", {}, name});
   }

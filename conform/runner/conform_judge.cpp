@@ -209,8 +209,9 @@ Vector load_vector(const VectorDir& dir) {
     if (!expect) throw std::runtime_error("expect.json: " + expect.reason);
     if (!member(expect.value, "checks").is_array()) throw std::runtime_error("expect.json has no array \"checks\"");
     // Not compared (README.md "Layout"): reported, so a matrix of reports
-    // can group the vectors by SPEC section (reports.md).
+    // can group the vectors by SPEC section (reports.md), and exported.
     if (const auto& rule = member(expect.value, "rule"); rule.is_string()) vector.rule = rule.get<std::string>();
+    if (const auto& about = member(expect.value, "about"); about.is_string()) vector.about = about.get<std::string>();
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
   } catch (const std::bad_alloc&) {
     throw;  // the machine's problem, not the vector's

@@ -49,6 +49,10 @@ struct Vector {
   std::string input;
   std::vector<Check> checks;
   std::string problem;  // why the vector itself is unusable (a failure, never a skip)
+  // expect.json's "about" when it is a string: never compared
+  // (corpus/conformance/README.md "Layout"), kept for `export`
+  // (conform/exporter/vectors_document.hpp).
+  std::optional<std::string> about;
 };
 
 // The most checks a vector's expect.json may hold (the corpus's most is

@@ -221,8 +221,12 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " report --diff OLD.json NEW.json [--markdown]' lists the checks that newly fail, newly pass, appeared "
          "and disappeared between two JSON reports (report --help).\n" +
+         "'" + name +
          " report [--html FILE] [--markdown FILE] [--badges DIR] REPORT.json...' merges JSON reports (--report "
          "json=FILE --label NAME) into a conformance matrix of ports and vectors (report --help).\n" +
+         "'" + name +
+         " export --format json [--vectors DIR] [--out FILE]' writes every vector and the runner's own checks as "
+         "one JSON document, for a port's own tests to run without this runner (export --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

@@ -100,6 +100,16 @@ VectorsVersion read_vectors_version(const fs::path& vectors) {
   return {std::string(version), ""};
 }
 
+bool version_at_least(const VectorsVersion& version, unsigned long long wanted_minor) {
+  const std::string_view text = version.version;
+  const std::string_view major_digits = base::leading_digits(text);
+  if (major_digits.empty() || major_digits.size() == text.size()) return false;
+  const auto major = base::parse_decimal(major_digits);
+  const auto minor = base::parse_decimal(base::leading_digits(text.substr(major_digits.size() + 1)));
+  if (!major || !minor) return false;
+  return *major > 1 || (*major == 1 && *minor >= wanted_minor);
+}
+
 std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, const std::vector<std::string>& only,
                                            const std::string& skip_file) {
   std::map<std::string, bool, std::less<>> skipped;  // every vector's name: listed in the skip file?

@@ -2,6 +2,7 @@
 """Validates the conformance kit's JSON against its schemas (draft 2020-12).
 
     python3 corpus/conformance-schema/validate.py [--vectors DIR]
+    python3 corpus/conformance-schema/validate.py --export FILE
 
 - every vector's expect.json (each folder of DIR, default: the
   corpus/conformance beside this folder) against expect.schema.json, and
@@ -10,7 +11,11 @@
   KIND being request, response (harness-KIND.schema.json) or expect
   (expect.schema.json). Each line of a -valid file is one message that the
   schema must accept; each line of an -invalid file is
-  {"why": "...", "message": M}, and the schema must reject M.
+  {"why": "...", "message": M}, and the schema must reject M;
+- with --export FILE, instead: FILE, a document that
+  `agent-session-conform export --format json` wrote, against
+  export.schema.json (whose vectors' checks are expect.schema.json's), and
+  its base64 fields for canonical base64.
 
 Stricter than plain json.load on purpose, as the runner's parser is: a
 number with a fraction or an exponent (1.0, 1e0) is no integer, a
@@ -40,6 +45,7 @@ SCHEMAS = {
     "expect": "expect.schema.json",
     "request": "harness-request.schema.json",
     "response": "harness-response.schema.json",
+    "export": "export.schema.json",
 }
 
 
@@ -65,7 +71,10 @@ def parse(text):
 def validator(name):
     schema = parse((HERE / name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
+    # export.schema.json refers to expect.schema.json beside it, by a
+    # relative reference: resolved against this folder.
+    resolver = jsonschema.RefResolver(base_uri=(HERE / name).as_uri(), referrer=schema)
+    return jsonschema.Draft202012Validator(schema, resolver=resolver)
 
 
 def why_invalid(validator, instance):
@@ -91,13 +100,37 @@ def base64_problems(instance):
             value = check.get(key) if isinstance(check, dict) else None
             if not isinstance(value, str):
                 continue
-            try:
-                canonical = base64.b64encode(base64.b64decode(value, validate=True)).decode("ascii") == value
-            except (ValueError, binascii.Error):
-                canonical = False
-            if not canonical:
+            if not canonical_base64(value):
                 problems.append(f"check {number}: {key} is not canonical padded base64 (RFC 4648 section 4)")
     return problems
+
+
+def canonical_base64(value):
+    try:
+        return base64.b64encode(base64.b64decode(value, validate=True)).decode("ascii") == value
+    except (ValueError, binascii.Error):
+        return False
+
+
+def export_problems(validator, path):
+    """The problems of an export document: the schema's, then each base64
+    field that is not canonical (the runner writes only canonical base64)."""
+    try:
+        document = parse(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return [f"{path}: unreadable: {shorten(str(error))}"], None
+    problems = [f"{path}: {reason}" for reason in why_invalid(validator, document)]
+    for vector in document.get("vectors", []) if isinstance(document, dict) else []:
+        if not isinstance(vector, dict):
+            continue
+        fields = [("input_b64", vector.get("input_b64"))]
+        for check in vector.get("checks", []) if isinstance(vector.get("checks"), list) else []:
+            if isinstance(check, dict):
+                fields += [(key, check.get(key)) for key in ("stdin_b64", "file_after_b64")]
+        for key, value in fields:
+            if isinstance(value, str) and not canonical_base64(value):
+                problems.append(f"{path}: {vector.get('name')}: {key} is not canonical padded base64")
+    return problems, document
 
 
 def shorten(text, limit=160):
@@ -107,6 +140,7 @@ def shorten(text, limit=160):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
+    parser.add_argument("--export", type=Path, help="validate this export document instead")
     args = parser.parse_args()
 
     problems = []
@@ -117,6 +151,17 @@ def main():
     except (OSError, ValueError, jsonschema.SchemaError) as error:
         sys.stderr.write(f"validate.py: a schema is unusable: {shorten(str(error), 400)}\n")
         return 1
+
+    if args.export:
+        problems, document = export_problems(validators["export"], args.export)
+        for problem in problems:
+            sys.stderr.write(problem + "\n")
+        if problems:
+            sys.stderr.write(f"validate.py: {len(problems)} problems in {args.export}\n")
+            return 1
+        print(f"validate.py: ok ({args.export}: {len(document['vectors'])} vectors, "
+              f"{len(document['runner_checks'])} runner checks, vectors {document['vectors_version']})")
+        return 0
 
     # 1. Every vector's expect.json.
     # Every folder is a vector, as the runner sees it: this folder lives
