@@ -202,6 +202,7 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
   } else {
     vector = load_vector(selected.dir);
   }
+  report.outcome.rules = vector.rules;  // rule IDs only: load_vector checked each (is_rule_id)
   if (!vector.problem.empty()) {
     report.outcome.problem = shown(vector.problem, kMaxProblemBytes);
   } else {
