@@ -116,8 +116,7 @@ std::optional<std::string> first_keyword(std::string_view sentence) {
   for (const auto keyword : kKeywords) {
     for (auto at = sentence.find(keyword); at != std::string_view::npos; at = sentence.find(keyword, at + 1)) {
       const auto after = at + keyword.size();
-      if ((at > 0 && word_char(sentence[at - 1])) || (after < sentence.size() && word_char(sentence[after])))
-        continue;
+      if ((at > 0 && word_char(sentence[at - 1])) || (after < sentence.size() && word_char(sentence[after]))) continue;
       // "a MUST": the word as a noun, no requirement.
       if (at >= 2 && sentence.substr(at - 2, 2) == "a " && (at == 2 || !word_char(sentence[at - 3]))) continue;
       if (!first || at < first->first) first.emplace(at, keyword);

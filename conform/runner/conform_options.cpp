@@ -202,6 +202,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " fuzz [--seed S] [--runs N | --time SECONDS] ... -- PORT...' fuzzes the port against the reference "
          "(fuzz --help).\n" +
+         "'" + name +
+         " rules [--vectors DIR] [--spec FILE] [--json]' prints which vectors pin which rule of SPEC.md "
+         "(rules --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

@@ -155,5 +155,59 @@ TEST_F(FakeVectors, AnExpectedErrorThatAlmostMatchesFailsPromptly) {
       << r.out.substr(0, 2000);
 }
 
+// A vector's "rules" (SPEC.md Conventions, "Rule IDs"): the IDs it pins,
+// read as they are written; absent, none.
+TEST(RuleIds, AreRAsectionADashAndANumber) {
+  for (const char* id : {"R1-1", "R2.1-4", "R6.1-12", "R10.20.3-999"})
+    EXPECT_TRUE(conform::runner::is_rule_id(id)) << id;
+  for (const char* id : {"", "R", "R1", "R1-", "R-1", "r1-1", "R01-1", "R1-01", "R1.-1", "R1..2-1", "R1-1.2", "R1-1-1",
+                         "R1 -1", "[R1-1]", "R1-1 ", "R1.2.3.4.5.6.7.8.9.10.11.12.13.14-1"}) {
+    EXPECT_FALSE(conform::runner::is_rule_id(id)) << id;
+  }
+}
+
+TEST_F(FakeVectors, AVectorsRulesAreReadAndNoneIsNoProblem) {
+  add("y_named", "",
+      R"({"rule":"r","rules":["R2.1-4","R6-3"],"checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}]})");
+  add("y_unnamed", "", R"({"checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}]})");
+  const auto named = conform::runner::load_vector({dir_ / "y_named", "", {}, {}});
+  EXPECT_EQ(named.problem, "");
+  EXPECT_EQ(named.rules, (std::vector<std::string>{"R2.1-4", "R6-3"}));
+  const auto unnamed = conform::runner::load_vector({dir_ / "y_unnamed", "", {}, {}});
+  EXPECT_EQ(unnamed.problem, "");
+  EXPECT_TRUE(unnamed.rules.empty());
+}
+
+// A malformed "rules" makes the vector unusable, as a malformed check
+// does: it fails as a vector, with the reason, and nothing of it runs.
+TEST_F(FakeVectors, AMalformedRulesMakesTheVectorUnusable) {
+  const std::string checks = R"("checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}])";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("R1-1")", "is not an array of rule IDs"},
+      {R"({"R1-1":1})", "is not an array of rule IDs"},
+      {R"([1])", "holds 1, which is no rule ID"},
+      {R"(["R01-1"])", "holds \"R01-1\", which is no rule ID"},
+      {R"(["R1-1",null])", "holds null, which is no rule ID"},
+      {R"(["R1-1","R1-1"])", "names R1-1 twice"},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const std::string name = "y_bad_" + std::to_string(k);
+    add(name, "", "{\"rules\":" + cases[k].first + "," + checks + "}");
+    const auto vector = conform::runner::load_vector({dir_ / name, "", {}, {}});
+    EXPECT_NE(vector.problem.find("unusable vector: expect.json's \"rules\" " + cases[k].second), std::string::npos)
+        << cases[k].first << ": " << vector.problem;
+  }
+  std::string many = "[";
+  for (std::size_t k = 0; k <= conform::runner::kMaxRules; ++k)
+    many += (k ? ",\"R1-" : "\"R1-") + std::to_string(k + 1) + "\"";
+  add("y_too_many", "", "{\"rules\":" + many + "]," + checks + "}");
+  EXPECT_NE(conform::runner::load_vector({dir_ / "y_too_many", "", {}, {}}).problem.find("names more than 1000 rules"),
+            std::string::npos);
+  const auto r = conform(dir_, shell_port("printf '0 messages\\n'"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL y_bad_0: unusable vector: expect.json's \"rules\" is not an array"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace agent_session
