@@ -49,10 +49,10 @@ std::optional<int> heading_section(std::string_view line) {
 // The blocks of SPEC.md's sections 1 to 6, fenced code left out.
 std::vector<Block> normative_blocks(std::string_view spec) {
   std::vector<Block> blocks;
-  std::optional<Block> current;
+  Block current;  // open while its text is not empty
   const auto flush = [&] {
-    if (current) blocks.push_back(std::move(*current));
-    current.reset();
+    if (!current.text.empty()) blocks.push_back(std::move(current));
+    current = Block{};
   };
   bool normative = false, fenced = false;
   std::size_t number = 0;
@@ -80,8 +80,8 @@ std::vector<Block> normative_blocks(std::string_view spec) {
     }
     const std::string_view text = trimmed(line);
     if (text.starts_with("|") || starts_item(text)) flush();
-    if (!current) current = Block{number, ""};
-    current->text += (current->text.empty() ? "" : "\n") + std::string(line);
+    if (current.text.empty()) current.line = number;
+    current.text += (current.text.empty() ? "" : "\n") + std::string(line);
     if (text.starts_with("|")) flush();
   }
   flush();
