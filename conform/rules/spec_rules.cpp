@@ -207,7 +207,13 @@ SpecRules read_spec_rules(std::string_view spec) {
       const auto [from, to] = spans[k];
       const auto keyword = first_keyword(std::string_view(masked).substr(from, to - from));
       if (!keyword || tagged[k]) continue;
-      const auto start = std::min(masked.find_first_not_of(" \n", from), to);
+      // Shown from its first word: the ID that ends the sentence before
+      // it is no part of it.
+      auto start = std::min(masked.find_first_not_of(" \n", from), to);
+      for (const auto& [at, id] : ids_in(masked, from, to)) {
+        if (at != start) break;
+        start = std::min(masked.find_first_not_of(" \n", at + id.size() + 2), to);
+      }
       found.untraced.push_back(
           {line_at(start), *keyword, one_line(std::string_view(block.text).substr(start, to - start))});
     }

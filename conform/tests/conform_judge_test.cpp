@@ -205,7 +205,7 @@ TEST_F(FakeVectors, AMalformedRulesMakesTheVectorUnusable) {
             std::string::npos);
   const auto r = conform(dir_, shell_port("printf '0 messages\\n'"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("FAIL y_bad_0: unusable vector: expect.json's \"rules\" is not an array"), std::string::npos)
+  EXPECT_NE(r.out.find("FAIL y_bad_0: unusable vector: expect.json's \\\"rules\\\" is not an array"), std::string::npos)
       << r.out;
 }
 

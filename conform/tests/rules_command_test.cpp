@@ -26,12 +26,12 @@ namespace fs = std::filesystem;
 using conform::runner::ProcessEnd;
 using conform::runner::run_process;
 
-struct Run {
+struct RulesRun {
   int exit_code = -1;
   std::string out, err;
 };
 
-Run rules(const std::vector<std::string>& args, const std::string& cwd = "") {
+RulesRun rules(const std::vector<std::string>& args, const std::string& cwd = "") {
   std::vector<std::string> argv = {
       "sh", "-c", "cd \"$0\" && exec \"$@\"", cwd.empty() ? "." : cwd, AGENT_SESSION_CONFORM, "rules"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -58,7 +58,7 @@ std::vector<std::string> fail_lines(const std::string& out) {
 }
 
 TEST(RulesCommand, TheRepositoryTracesEveryRule) {
-  const Run r = rules({});  // the build tree's defaults: the source tree's SPEC.md and vectors
+  const RulesRun r = rules({});  // the build tree's defaults: the source tree's SPEC.md and vectors
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(r.out.find("rules without a vector")) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(fail_lines(r.out).empty()) << fail_lines(r.out).front();
@@ -69,7 +69,7 @@ TEST(RulesCommand, TheRepositoryTracesEveryRule) {
 }
 
 TEST(RulesCommand, JsonHasEveryRuleOfTheSpecWithItsVectorsOrReason) {
-  const Run r = rules(
+  const RulesRun r = rules(
       {"--json", "--vectors", (kSource / "corpus/conformance").string(), "--spec", (kSource / "SPEC.md").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
@@ -85,7 +85,7 @@ TEST(RulesCommand, JsonHasEveryRuleOfTheSpecWithItsVectorsOrReason) {
   std::set<std::string> listed;
   for (const auto& rule : json.at("rules")) {
     listed.insert(rule.at("id"));
-    EXPECT_NE(rule.at("vectors").empty(), rule.contains("reason")) << rule.dump();
+    EXPECT_NE(!rule.at("vectors").empty(), rule.contains("reason")) << rule.dump();
   }
   EXPECT_EQ(listed, written);
   std::size_t folders = 0;
@@ -100,7 +100,7 @@ class RulesOnACopy : public test_support::TempDirTest {
     fs::copy(kSource / "corpus/conformance", path("vectors"), fs::copy_options::recursive);
     fs::copy_file(kSource / "SPEC.md", path("SPEC.md"));
   }
-  Run run() { return rules({"--vectors", path("vectors").string(), "--spec", path("SPEC.md").string()}); }
+  RulesRun run() { return rules({"--vectors", path("vectors").string(), "--spec", path("SPEC.md").string()}); }
   void edit(const fs::path& file, const std::string& from, const std::string& to) {
     std::string text = read(file);
     const auto at = text.find(from);
@@ -111,14 +111,14 @@ class RulesOnACopy : public test_support::TempDirTest {
 };
 
 TEST_F(RulesOnACopy, TheCopyPasses) {
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(r.out.find("rules without a vector"));
 }
 
 TEST_F(RulesOnACopy, APlantedMustWithoutAnIdFails) {
   edit(path("SPEC.md"), "It is an approximation of a model's window, not a token count.",
        "It is an approximation of a model's window, not a token count. A port MUST round it up.");
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 1);
   const auto lines = fail_lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -130,7 +130,7 @@ TEST_F(RulesOnACopy, APlantedMustWithoutAnIdFails) {
 
 TEST_F(RulesOnACopy, AVectorNamingAnUnknownRuleFails) {
   edit(path("vectors/y_user_valid/expect.json"), "\"rules\": [", "\"rules\": [\"R9-99\", ");
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 1);
   const auto lines = fail_lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -140,7 +140,7 @@ TEST_F(RulesOnACopy, AVectorNamingAnUnknownRuleFails) {
 TEST_F(RulesOnACopy, AVectorNamingNoRuleFails) {
   const fs::path expect = path("vectors/y_tool_result_valid/expect.json");
   edit(expect, "\"rules\": [\"R1.1-7\"],\n", "");
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 1);
   // Its rule keeps its other vectors (n_tool_result_*): this is the one finding.
   EXPECT_EQ(fail_lines(r.out),
@@ -149,7 +149,7 @@ TEST_F(RulesOnACopy, AVectorNamingNoRuleFails) {
 
 TEST_F(RulesOnACopy, ARuleWithNeitherAVectorNorAReasonFails) {
   edit(path("vectors/untested-rules.txt"), "R6-20 ", "# R6-20 ");
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 1);
   const auto lines = fail_lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -165,7 +165,7 @@ TEST_F(RulesOnACopy, AReasonsFileThatLiesFails) {
   const auto r2_2 =
       1 + static_cast<std::size_t>(std::count(before.begin(), before.begin() + before.find("R2-2 "), '\n'));
   write(reasons, before + "R1-1 has a vector all the same\nR9-1 no such rule\nR2-2 again\nnot a line\n");
-  const Run r = run();
+  const RulesRun r = run();
   EXPECT_EQ(r.exit_code, 1);
   const auto at = [&](std::size_t added) {
     return reasons.string() + ":" + std::to_string(lines_before + added) + ": ";
@@ -180,7 +180,7 @@ TEST_F(RulesOnACopy, AReasonsFileThatLiesFails) {
 }
 
 TEST(RulesCommand, HelpHasAnExampleThatRuns) {
-  const Run help = rules({"--help"});
+  const RulesRun help = rules({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   const std::string marker = "agent-session-conform rules --json";
   const auto at = help.out.find(marker);
@@ -189,7 +189,7 @@ TEST(RulesCommand, HelpHasAnExampleThatRuns) {
   std::vector<std::string> words;
   std::istringstream in(line.substr(std::string("agent-session-conform rules ").size()));
   for (std::string word; in >> word;) words.push_back(word);
-  const Run example = rules(words, kSource.string());  // "in the repository's root", as the help says
+  const RulesRun example = rules(words, kSource.string());  // "in the repository's root", as the help says
   EXPECT_EQ(example.exit_code, 0) << example.err;
   EXPECT_TRUE(nlohmann::json::parse(example.out).at("findings").empty());
 }
@@ -197,19 +197,19 @@ TEST(RulesCommand, HelpHasAnExampleThatRuns) {
 TEST(RulesCommand, UsageErrorsAreExitTwoAndUnreadableFilesExitThree) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--bogus"}, {"extra"}, {"--spec"}, {"--spec", ""}, {"--vectors", ""}, {"--spec", "a", "--spec", "b"}}) {
-    const Run r = rules(args);
+    const RulesRun r = rules(args);
     EXPECT_EQ(r.exit_code, 2) << args.front();
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(r.err.rfind("agent-session-conform rules: ", 0) == 0) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
-  const Run missing = rules({"--spec", "/nonexistent/SPEC.md"});
+  const RulesRun missing = rules({"--spec", "/nonexistent/SPEC.md"});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_EQ(missing.out, "");
   EXPECT_NE(missing.err.find("cannot read the specification '/nonexistent/SPEC.md': "), std::string::npos)
       << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
-  const Run no_vectors = rules({"--vectors", "/nonexistent"});
+  const RulesRun no_vectors = rules({"--vectors", "/nonexistent"});
   EXPECT_EQ(no_vectors.exit_code, 3);
   EXPECT_NE(no_vectors.err.find("cannot read the vectors folder '/nonexistent': "), std::string::npos)
       << no_vectors.err;
