@@ -1,15 +1,21 @@
 // The judge (runner/conform_judge.hpp) holds every check to SPEC.md §6's
 // two stream rules, whatever the vector says: nothing on standard output
 // when the exit code is not 0, nothing on standard error on exit 0. Ports
-// that break one and pass everything else fail, with the rule named.
+// that break one and pass everything else fail, with the rule named. And
+// the reader: a vector's "rules" read, refused when malformed, and carried
+// into the JSON report.
 #include "conform/runner/conform_judge.hpp"
 #include "conform/runner/text_search.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +28,11 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 using test_support::without_reproduce;
+
+std::string text_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
 
 const std::string kInvalid = R"({"checks":[{"args":["check"],"exit":1,"error":"invalid session JSON at line 1"}]})";
 const std::string kUsage = R"({"checks":[{"args":["trim","--max-chars","x"],"exit":2}]})";
@@ -207,6 +218,28 @@ TEST_F(FakeVectors, AMalformedRulesMakesTheVectorUnusable) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("FAIL y_bad_0: unusable vector: expect.json's \\\"rules\\\" is not an array"), std::string::npos)
       << r.out;
+}
+
+// Each result names the SPEC.md rules its vector pins (expect.json's
+// "rules"; the built-in vector and the runner's own checks name theirs in
+// the runner), [] when it names none or is unusable.
+TEST_F(FakeVectors, JsonReportCarriesEachResultsRules) {
+  std::ofstream(dir_ / "VERSION") << "1.4.0\n";  // with the built-in vector and the runner's own checks
+  add("y_named", "{}\n",
+      R"({"rules":["R1.1-4","R6-3"],"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  add("y_unnamed", "{}\n", kOneMessage);
+  add("y_unusable", "{}\n", R"({"rules":"R1-1","checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  const std::filesystem::path json = dir_ / "report.json";
+  conform(dir_, shell_port("printf '1 messages\\n'"), {"--report", "json=" + json.string()});
+  const auto report = nlohmann::json::parse(text_of(json));
+  std::map<std::string, nlohmann::json> rules;
+  for (const auto& result : report.at("results")) rules[result.at("name")] = result.at("rules");
+  EXPECT_EQ(rules.at("y_named"), nlohmann::json({"R1.1-4", "R6-3"}));
+  EXPECT_EQ(rules.at("y_unnamed"), nlohmann::json::array());
+  EXPECT_EQ(rules.at("y_unusable"), nlohmann::json::array());
+  EXPECT_EQ(rules.at("builtin_missing_file"), nlohmann::json({"R6-13", "R6-15", "R6-19"}));
+  EXPECT_EQ(rules.at("runner_stdout_full"), nlohmann::json({"R6-13", "R6-15", "R6-17", "R6-18", "R6.1-1"}));
+  EXPECT_EQ(rules.at("runner_unknown_option"), nlohmann::json({"R6-12", "R6-15", "R6-18", "R6.1-1"}));
 }
 
 }  // namespace

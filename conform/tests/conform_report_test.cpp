@@ -274,28 +274,6 @@ TEST_F(FakeVectors, JsonReportHasEveryVectorAndRunWithItsVerdict) {
   EXPECT_TRUE(results[2].at("checks").empty());
 }
 
-// Each result names the SPEC.md rules its vector pins (expect.json's
-// "rules"; the built-in vector and the runner's own checks name theirs in
-// the runner), [] when it names none or is unusable.
-TEST_F(FakeVectors, JsonReportCarriesEachResultsRules) {
-  std::ofstream(dir_ / "VERSION") << "1.4.0\n";  // with the built-in vector and the runner's own checks
-  add("y_named", "{}\n",
-      R"({"rules":["R1.1-4","R6-3"],"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
-  add("y_unnamed", "{}\n", kOneMessage);
-  add("y_unusable", "{}\n", R"({"rules":"R1-1","checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
-  const fs::path json = dir_ / "report.json";
-  conform(dir_, shell_port("printf '1 messages\\n'"), {"--report", "json=" + json.string()});
-  const auto report = nlohmann::json::parse(file_text(json));
-  std::map<std::string, nlohmann::json> rules;
-  for (const auto& result : report.at("results")) rules[result.at("name")] = result.at("rules");
-  EXPECT_EQ(rules.at("y_named"), nlohmann::json({"R1.1-4", "R6-3"}));
-  EXPECT_EQ(rules.at("y_unnamed"), nlohmann::json::array());
-  EXPECT_EQ(rules.at("y_unusable"), nlohmann::json::array());
-  EXPECT_EQ(rules.at("builtin_missing_file"), nlohmann::json({"R6-13", "R6-15", "R6-19"}));
-  EXPECT_EQ(rules.at("runner_stdout_full"), nlohmann::json({"R6-13", "R6-15", "R6-17", "R6-18", "R6.1-1"}));
-  EXPECT_EQ(rules.at("runner_unknown_option"), nlohmann::json({"R6-12", "R6-15", "R6-18", "R6.1-1"}));
-}
-
 TEST_F(FakeVectors, ReportsThatCannotBeWrittenOrAreMisspelledAreErrors) {
   add("y_one", "{}\n", kOneMessage);
   const auto port = shell_port("printf '1 messages\\n'");
