@@ -130,9 +130,12 @@ std::optional<std::string> first_keyword(std::string_view sentence) {
 // The IDs in `masked` from `from` to `to`, as offsets and IDs.
 std::vector<std::pair<std::size_t, std::string>> ids_in(std::string_view masked, std::size_t from, std::size_t to) {
   std::vector<std::pair<std::size_t, std::string>> ids;
-  for (auto at = masked.find("[R", from); at != std::string_view::npos && at < to; at = masked.find("[R", at + 1)) {
-    const auto close = masked.find(']', at);
-    if (close == std::string_view::npos || close > to) break;
+  masked = masked.substr(0, to);  // each search stops at `to`: a block's sentences cost one pass in all
+  for (auto at = masked.find("[R", from); at != std::string_view::npos; at = masked.find("[R", at + 1)) {
+    // An ID is short: a `]` further on closes no ID, so a text of many
+    // `[R` costs no more than one pass.
+    const auto close = masked.substr(0, at + 2 + runner::kMaxRuleIdBytes).find(']', at);
+    if (close == std::string_view::npos) continue;
     const std::string_view id = masked.substr(at + 1, close - at - 1);
     if (runner::is_rule_id(id)) ids.emplace_back(at, std::string(id));
   }
@@ -177,8 +180,12 @@ SpecRules read_spec_rules(std::string_view spec) {
   std::map<std::string, std::size_t> first_line;
   for (const Block& block : normative_blocks(spec)) {
     const std::string masked = without_code(block.text);
+    std::vector<std::size_t> breaks;  // where its lines end, for line_at in logarithmic time
+    for (std::size_t i = 0; i < masked.size(); ++i)
+      if (masked[i] == '\n') breaks.push_back(i);
     const auto line_at = [&](std::size_t offset) {
-      return block.line + static_cast<std::size_t>(std::count(masked.begin(), masked.begin() + offset, '\n'));
+      return block.line +
+             static_cast<std::size_t>(std::lower_bound(breaks.begin(), breaks.end(), offset) - breaks.begin());
     };
     for (const auto& [at, id] : ids_in(masked, 0, masked.size())) {
       const auto [known, added] = first_line.emplace(id, line_at(at));

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,23 @@ TEST(SpecRules, AnIdWrittenTwiceIsFoundWithBothLines) {
   EXPECT_EQ(found.repeated[0].id, "R4-1");
   EXPECT_EQ(found.repeated[0].first_line, 2u);
   EXPECT_EQ(found.repeated[0].line, 4u);
+}
+
+// SPEC.md is a file the user names: a paragraph of a million unclosed
+// `[R` and a million sentences is read in one pass, not one per sentence
+// (quadratic, that would take hours; the bound is a safety net far above
+// the linear time, never a measured duration).
+TEST(SpecRules, AHugeParagraphIsReadInOnePass) {
+  std::string spec = "## 2. Loading\n";
+  for (int i = 0; i < 1000000; ++i) spec += "[R1-";
+  for (int i = 0; i < 1000000; ++i) spec += "A. ";
+  spec += "It MUST end.\n";
+  const auto start = std::chrono::steady_clock::now();
+  const auto found = read_spec_rules(spec);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_TRUE(found.rules.empty());
+  ASSERT_EQ(found.untraced.size(), 1u);
+  EXPECT_EQ(found.untraced[0].text, "It MUST end.");
 }
 
 }  // namespace
