@@ -282,9 +282,9 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
     nlohmann::ordered_json entry;
     entry["name"] = vector.name;
     entry["verdict"] = vector.skipped ? "skip" : vector.failed() ? "fail" : "pass";
-    entry["rules"] = vector.rules;
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
     if (vector.skipped) entry["message"] = skip_reason(vector);
+    entry["rules"] = vector.rules;
     entry["seconds"] = vector.seconds;
     auto& checks = entry["checks"] = nlohmann::ordered_json::array();
     for (const auto& check : vector.checks) {
