@@ -170,6 +170,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& d
   vector.checks = reference_checks(file.string(), seed);
   const runner::Check& shown = still ? still->first : found.check;
   vector.rule = spec_rule(shown, file.string());
+  vector.rules = spec_rule_ids(shown, file.string());
   vector.about = "found by agent-session-conform fuzz --seed " + std::to_string(fuzzer.seed_) + " (input " +
                  std::to_string(found.index) + "): " + shell_line(options.command) + " failed " +
                  shell_line(shown.args) + ": " + (still ? still->second : found.reason);

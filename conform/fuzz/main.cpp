@@ -4,7 +4,8 @@
 // which computes the reference's answers in process and so links the
 // library; as its `report` subcommand the conformance matrix of
 // several runs' JSON reports (conform/matrix/matrix_command.hpp), and as
-// `export` the vectors as one JSON document
+// `export` the vectors as one JSON document, and as `rules` the table of
+// SPEC.md's rules against the vectors (conform/rules/rules_command.hpp)
 // (conform/exporter/export_command.hpp). `agent-session conform ARGS...`
 // runs this program in its own place (src/cli/kit_forward.hpp).
 //
@@ -16,6 +17,7 @@
 #include "conform/exporter/export_command.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
 #include "conform/matrix/matrix_command.hpp"
+#include "conform/rules/rules_command.hpp"
 #include "conform/runner/conform_options.hpp"
 #include "conform/runner/report_command.hpp"
 
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
     int code = 0;
     if (first == "fuzz") {
       code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr);
+    } else if (first == "rules") {
+      code = conform::rules::rules_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "export") {
       code = conform::exporter::export_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "report" && std::find(rest.begin(), rest.end(), "--diff") != rest.end()) {

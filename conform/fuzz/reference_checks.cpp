@@ -70,6 +70,20 @@ std::string spec_rule(const runner::Check& check, const std::string& file) {
   return "SPEC §2: loading";
 }
 
+std::vector<std::string> spec_rule_ids(const runner::Check& check, const std::string& file) {
+  if (check.error.starts_with("invalid session JSON")) {
+    return breaks_a_strict_rule(file) ? std::vector<std::string>{"R2.1-1", "R2-19"}
+                                      : std::vector<std::string>{"R2-17", "R2-19"};
+  }
+  if (check.error.starts_with("invalid session record")) return {"R1.1-1", "R2-19"};
+  if (check.error.starts_with("context budget")) return {"R5.2-1", "R5.2-4"};
+  const std::string& command = check.args.empty() ? "" : check.args.front();
+  if (command == "estimate") return {"R4-3", "R6-4"};
+  if (command == "canon") return {"R3-2", "R6-5"};
+  if (command == "trim") return {"R5.1-4", "R5.2-1"};
+  return {"R2-1", "R6-3"};
+}
+
 namespace {
 
 // FILE loaded once, as each of SPEC.md §6's commands starts: its messages,

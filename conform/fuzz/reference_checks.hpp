@@ -40,4 +40,10 @@ std::string spec_error(const std::string& err, bool with_line_number = true);
 // the reference's detail on `file`, the input the check ran on, says which.
 std::string spec_rule(const runner::Check& check, const std::string& file);
 
+// The IDs of the SPEC.md rules that same check pins (a vector's "rules";
+// SPEC.md Conventions, "Rule IDs"), chosen as spec_rule chooses its
+// section: the error's rules, else the command's. A starting point that
+// the person adding the vector to corpus/conformance narrows down.
+std::vector<std::string> spec_rule_ids(const runner::Check& check, const std::string& file);
+
 }  // namespace agent_session::conform::fuzz

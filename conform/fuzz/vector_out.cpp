@@ -52,8 +52,9 @@ std::string shell_line(const std::vector<std::string>& words) {
 }
 
 std::string expect_json(const FoundVector& vector) {
-  std::string text = "{\n  \"rule\": " + json_text(vector.rule) + ",\n  \"about\": " + json_text(vector.about) +
-                     ",\n  \"checks\": [\n";
+  std::string text = "{\n  \"rule\": " + json_text(vector.rule) +
+                     ",\n  \"rules\": " + json_text(nlohmann::ordered_json(vector.rules)) +
+                     ",\n  \"about\": " + json_text(vector.about) + ",\n  \"checks\": [\n";
   for (std::size_t i = 0; i < vector.checks.size(); ++i) {
     const runner::Check& check = vector.checks[i];
     nlohmann::ordered_json json;

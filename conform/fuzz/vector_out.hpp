@@ -1,7 +1,8 @@
 // A difference found by `agent-session-conform fuzz`, written as a vector
 // folder ready to add to corpus/conformance (corpus/conformance/README.md
 // "Layout"): input.jsonl (the bytes), expect.json (the reference's answers,
-// one check a line, its "rule" citing the SPEC section), and reproduce.sh,
+// one check a line, its "rule" citing the SPEC section and its "rules"
+// the IDs of the rules it pins), and reproduce.sh,
 // the commands that show the difference (kept beside the vector: the
 // schema allows nothing else in expect.json).
 #pragma once
@@ -16,10 +17,11 @@
 namespace agent_session::conform::fuzz {
 
 struct FoundVector {
-  std::string name;   // the folder's name, e.g. fuzz_7_123
-  std::string input;  // input.jsonl's bytes
-  std::string rule;   // "SPEC §3: the canonical serialization"
-  std::string about;  // one sentence
+  std::string name;                // the folder's name, e.g. fuzz_7_123
+  std::string input;               // input.jsonl's bytes
+  std::string rule;                // "SPEC §3: the canonical serialization"
+  std::vector<std::string> rules;  // its rule IDs: {"R3-2", "R6-5"}
+  std::string about;               // one sentence
   std::vector<runner::Check> checks;
   std::vector<std::string> reproduce;  // shell lines
 };

@@ -159,10 +159,55 @@ bool contains_ignoring_case(std::string_view text, std::string_view part) {
 
 }  // namespace
 
+bool is_rule_id(std::string_view id) {
+  if (id.size() > kMaxRuleIdBytes || id.size() < 4 || id.front() != 'R') return false;
+  // Numbers of one or more digits, none starting with 0, separated by
+  // dots before the `-` and one after it.
+  bool dash = false, number_start = true;
+  for (std::size_t i = 1; i < id.size(); ++i) {
+    const char c = id[i];
+    if (c >= '0' && c <= '9') {
+      if (number_start && c == '0') return false;
+      number_start = false;
+    } else if ((c == '.' && !dash) || (c == '-' && !dash)) {
+      if (number_start) return false;
+      dash = c == '-';
+      number_start = true;
+    } else {
+      return false;
+    }
+  }
+  return dash && !number_start;
+}
+
+std::vector<std::string> parse_rules(const nlohmann::json& rules) {
+  std::vector<std::string> ids;
+  if (rules.is_null()) return ids;
+  if (!rules.is_array()) throw std::runtime_error("expect.json's \"rules\" is not an array of rule IDs");
+  if (rules.size() > kMaxRules) {
+    throw std::runtime_error("expect.json's \"rules\" names more than " + std::to_string(kMaxRules) + " rules");
+  }
+  for (const auto& item : rules) {
+    if (!item.is_string() || !is_rule_id(item.get_ref<const std::string&>())) {
+      throw std::runtime_error("expect.json's \"rules\" holds " + harness::shown_value(item, kShownBytes) +
+                               ", which is no rule ID (SPEC.md Conventions: R2.1-4)");
+    }
+    const auto& id = item.get_ref<const std::string&>();
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+      throw std::runtime_error("expect.json's \"rules\" names " + id + " twice");
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
 Vector missing_file_vector(const std::filesystem::path& missing) {
   Vector vector;
   vector.name = kMissingFileVector;
   vector.rule = "SPEC §6: a FILE that does not exist is exit 3, named on standard error";
+  // SPEC.md §6: exit 3 (R6-13), nothing on standard output (R6-15), a
+  // line naming the path and "no such file" (R6-19).
+  vector.rules = {"R6-13", "R6-15", "R6-19"};
   vector.input_path = missing;
   for (std::vector<std::string> args :
        {std::vector<std::string>{"check"}, {"estimate"}, {"canon"}, {"trim", "--max-chars", "100"}}) {
@@ -213,6 +258,7 @@ Vector load_vector(const VectorDir& dir) {
     if (const auto& rule = member(expect.value, "rule"); rule.is_string()) vector.rule = rule.get<std::string>();
     if (const auto& about = member(expect.value, "about"); about.is_string()) vector.about = about.get<std::string>();
     if (vector.checks.empty()) vector.problem = "expect.json has no checks";
+    vector.rules = parse_rules(member(expect.value, "rules"));
   } catch (const std::bad_alloc&) {
     throw;  // the machine's problem, not the vector's
   } catch (const std::exception& error) {

@@ -6,6 +6,8 @@
 #include "conform/runner/subprocess.hpp"
 #include "conform/runner/vector_files.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -48,6 +50,9 @@ struct Vector {
   std::filesystem::path input_path;
   std::string input;
   std::vector<Check> checks;
+  // The IDs of the SPEC.md rules it pins (expect.json "rules"; SPEC.md
+  // Conventions, "Rule IDs"), in its order: empty when it names none.
+  std::vector<std::string> rules;
   std::string problem;  // why the vector itself is unusable (a failure, never a skip)
   // expect.json's "about" when it is a string: never compared
   // (corpus/conformance/README.md "Layout"), kept for `export`
@@ -59,6 +64,21 @@ struct Vector {
 // 13): with the size of its files, this bounds what a vector costs in
 // memory (corpus/conformance/README.md, on what a vector may cost).
 inline constexpr std::size_t kMaxChecks = 10000;
+
+// The most rule IDs a vector may name, and the longest one: with
+// kMaxChecks, they bound what a vector costs the runner.
+inline constexpr std::size_t kMaxRules = 1000;
+inline constexpr std::size_t kMaxRuleIdBytes = 32;
+
+// Whether `id` is a rule ID as SPEC.md's Conventions write them: `R`, a
+// section (numbers joined by dots), `-`, a number, no number starting
+// with 0, at most kMaxRuleIdBytes: "R2.1-4", "R6-13".
+bool is_rule_id(std::string_view id);
+
+// A vector's "rules" (null: none named) as load_vector reads it; throws
+// std::runtime_error naming what is wrong: not an array, an item that is
+// no rule ID, a rule named twice, more than kMaxRules.
+std::vector<std::string> parse_rules(const nlohmann::json& rules);
 
 // The vector in `dir`; `problem` set (never an exception, but for memory)
 // when its files or its expect.json are not what README.md promises.

@@ -227,6 +227,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " export --format json [--vectors DIR] [--out FILE]' writes every vector and the runner's own checks as "
          "one JSON document, for a port's own tests to run without this runner (export --help).\n" +
+         "'" + name +
+         " rules [--vectors DIR] [--spec FILE] [--json]' prints which vectors pin which rule of SPEC.md "
+         "(rules --help).\n" +
          "Examples:\n  " + name +
          " -- node tests/oracle/cli.mjs\n"
          "  " +

@@ -317,13 +317,12 @@ void write_json_report(const RunOutcome& run, std::ostream& out) {
                        {"seconds", run.seconds}};
   auto& results = report["results"] = nlohmann::ordered_json::array();
   for (const auto& vector : run.results) {
-    nlohmann::ordered_json entry;
-    entry["name"] = vector.name;
-    entry["verdict"] = verdict_name(vector.verdict());
+    nlohmann::ordered_json entry = {{"name", vector.name}, {"verdict", verdict_name(vector.verdict())}};
     if (!vector.rule.empty()) entry["rule"] = vector.rule;
     if (!vector.problem.empty()) entry["problem"] = vector.problem;
     if (vector.known) entry["known_failure"] = known_json(*vector.known);
     if (vector.skipped) entry["message"] = skip_reason(vector);
+    entry["rules"] = vector.rules;
     entry["seconds"] = vector.seconds;
     auto& checks = entry["checks"] = nlohmann::ordered_json::array();
     for (const auto& check : vector.checks) {

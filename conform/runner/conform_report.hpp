@@ -52,11 +52,12 @@ struct CheckOutcome {
 inline constexpr const char* kSkipPasses = "listed in the skip file but passes; remove it from the skip file";
 
 struct VectorOutcome {
-  std::string name;          // the folder's name, escaped
-  std::string rule;          // expect.json's "rule", escaped and cut (kMaxRuleBytes); may be empty
-  bool skipped = false;      // listed in the skip file: run, but counted as skipped, its checks not kept
-  bool skip_passes = false;  // skipped, and every check passed
-  std::string problem;       // the vector itself is unusable: it fails
+  std::string name;                // the folder's name, escaped
+  std::string rule;                // expect.json's "rule", escaped and cut (kMaxRuleBytes); may be empty
+  bool skipped = false;            // listed in the skip file: run, but counted as skipped, its checks not kept
+  bool skip_passes = false;        // skipped, and every check passed
+  std::string problem;             // the vector itself is unusable: it fails
+  std::vector<std::string> rules;  // the SPEC.md rule IDs it pins (checked: runner/conform_judge.hpp is_rule_id)
   std::vector<CheckOutcome> checks;
   double seconds = 0;
   std::optional<KnownFailure> known;  // the known-failures file lists the vector itself

@@ -203,6 +203,7 @@ VectorReport run_vector(const SelectedVector& selected, const ConformOptions& op
     vector = load_vector(selected.dir);
   }
   report.outcome.rule = shown(vector.rule, kMaxRuleBytes);
+  report.outcome.rules = vector.rules;  // rule IDs only: load_vector checked each (is_rule_id)
   if (!vector.problem.empty()) {
     report.outcome.problem = shown(vector.problem, kMaxProblemBytes);
   } else {

@@ -17,19 +17,26 @@ struct Spec {
   StandardStreams streams;
   const char* redirection;
   int exit;
+  std::vector<std::string> rules;  // the SPEC.md rules it pins (SPEC.md Conventions, "Rule IDs")
 };
 
 // The table of stream_checks.hpp. `/` is a folder on every system, so the
 // reproduce command works after the run; /dev/full is Linux's full device
-// (the runner is Linux's: runner/supervisor.hpp).
+// (the runner is Linux's: runner/supervisor.hpp). Each pins its exit's
+// row of SPEC.md §6's table (R6-12, R6-13), an empty standard output on
+// failure (R6-15), no signal (R6-18) and one line on standard error
+// (R6.1-1); the two on standard output that a failed write is exit 3 (R6-17).
 const std::vector<Spec>& specs() {
+  static const std::vector<std::string> unreadable = {"R6-13", "R6-15", "R6-18", "R6.1-1"};
+  static const std::vector<std::string> unwritable = {"R6-13", "R6-15", "R6-17", "R6-18", "R6.1-1"};
+  static const std::vector<std::string> usage = {"R6-12", "R6-15", "R6-18", "R6.1-1"};
   static const std::vector<Spec> table = {
-      {"runner_stdin_closed", {"check"}, true, {}, {{Kind::closed, ""}, {}}, "<&-", 3},
-      {"runner_stdin_directory", {"check"}, true, {}, {{Kind::path, "/"}, {}}, "< /", 3},
-      {"runner_stdout_full", {"canon"}, false, {}, {{}, {Kind::path, "/dev/full"}}, "> /dev/full", 3},
-      {"runner_stdout_closed", {"canon"}, false, {}, {{}, {Kind::closed, ""}}, ">&-", 3},
-      {"runner_extra_argument", {"check"}, false, {"extra"}, {}, "", 2},
-      {"runner_unknown_option", {"check", "--bogus"}, false, {}, {}, "", 2},
+      {"runner_stdin_closed", {"check"}, true, {}, {{Kind::closed, ""}, {}}, "<&-", 3, unreadable},
+      {"runner_stdin_directory", {"check"}, true, {}, {{Kind::path, "/"}, {}}, "< /", 3, unreadable},
+      {"runner_stdout_full", {"canon"}, false, {}, {{}, {Kind::path, "/dev/full"}}, "> /dev/full", 3, unwritable},
+      {"runner_stdout_closed", {"canon"}, false, {}, {{}, {Kind::closed, ""}}, ">&-", 3, unwritable},
+      {"runner_extra_argument", {"check"}, false, {"extra"}, {}, "", 2, usage},
+      {"runner_unknown_option", {"check", "--bogus"}, false, {}, {}, "", 2, usage},
   };
   return table;
 }
@@ -78,6 +85,7 @@ Vector runner_check_vector(const std::string& name, const std::filesystem::path&
     check.redirection = spec.redirection;
     check.one_stderr_line = true;
     vector.checks.push_back(std::move(check));
+    vector.rules = spec.rules;
   }
   if (vector.checks.empty()) vector.problem = "no runner's check is named " + name;
   return vector;

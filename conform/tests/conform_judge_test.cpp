@@ -1,15 +1,21 @@
 // The judge (runner/conform_judge.hpp) holds every check to SPEC.md §6's
 // two stream rules, whatever the vector says: nothing on standard output
 // when the exit code is not 0, nothing on standard error on exit 0. Ports
-// that break one and pass everything else fail, with the rule named.
+// that break one and pass everything else fail, with the rule named. And
+// the reader: a vector's "rules" read, refused when malformed, and carried
+// into the JSON report.
 #include "conform/runner/conform_judge.hpp"
 #include "conform/runner/text_search.hpp"
 #include "support/fake_vectors.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +28,11 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 using test_support::without_reproduce;
+
+std::string text_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
 
 const std::string kInvalid = R"({"checks":[{"args":["check"],"exit":1,"error":"invalid session JSON at line 1"}]})";
 const std::string kUsage = R"({"checks":[{"args":["trim","--max-chars","x"],"exit":2}]})";
@@ -153,6 +164,82 @@ TEST_F(FakeVectors, AnExpectedErrorThatAlmostMatchesFailsPromptly) {
                        "\"... (500001 bytes in all) followed by end of line or \": \""),
             std::string::npos)
       << r.out.substr(0, 2000);
+}
+
+// A vector's "rules" (SPEC.md Conventions, "Rule IDs"): the IDs it pins,
+// read as they are written; absent, none.
+TEST(RuleIds, AreRAsectionADashAndANumber) {
+  for (const char* id : {"R1-1", "R2.1-4", "R6.1-12", "R10.20.3-999"})
+    EXPECT_TRUE(conform::runner::is_rule_id(id)) << id;
+  for (const char* id : {"", "R", "R1", "R1-", "R-1", "r1-1", "R01-1", "R1-01", "R1.-1", "R1..2-1", "R1-1.2", "R1-1-1",
+                         "R1 -1", "[R1-1]", "R1-1 ", "R1.2.3.4.5.6.7.8.9.10.11.12.13.14-1"}) {
+    EXPECT_FALSE(conform::runner::is_rule_id(id)) << id;
+  }
+}
+
+TEST_F(FakeVectors, AVectorsRulesAreReadAndNoneIsNoProblem) {
+  add("y_named", "",
+      R"({"rule":"r","rules":["R2.1-4","R6-3"],"checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}]})");
+  add("y_unnamed", "", R"({"checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}]})");
+  const auto named = conform::runner::load_vector({dir_ / "y_named", "", {}, {}});
+  EXPECT_EQ(named.problem, "");
+  EXPECT_EQ(named.rules, (std::vector<std::string>{"R2.1-4", "R6-3"}));
+  const auto unnamed = conform::runner::load_vector({dir_ / "y_unnamed", "", {}, {}});
+  EXPECT_EQ(unnamed.problem, "");
+  EXPECT_TRUE(unnamed.rules.empty());
+}
+
+// A malformed "rules" makes the vector unusable, as a malformed check
+// does: it fails as a vector, with the reason, and nothing of it runs.
+TEST_F(FakeVectors, AMalformedRulesMakesTheVectorUnusable) {
+  const std::string checks = R"("checks":[{"args":["check"],"exit":0,"stdout":"0 messages\n"}])";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("R1-1")", "is not an array of rule IDs"},
+      {R"({"R1-1":1})", "is not an array of rule IDs"},
+      {R"([1])", "holds 1, which is no rule ID"},
+      {R"(["R01-1"])", "holds \"R01-1\", which is no rule ID"},
+      {R"(["R1-1",null])", "holds null, which is no rule ID"},
+      {R"(["R1-1","R1-1"])", "names R1-1 twice"},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const std::string name = "y_bad_" + std::to_string(k);
+    add(name, "", "{\"rules\":" + cases[k].first + "," + checks + "}");
+    const auto vector = conform::runner::load_vector({dir_ / name, "", {}, {}});
+    EXPECT_NE(vector.problem.find("unusable vector: expect.json's \"rules\" " + cases[k].second), std::string::npos)
+        << cases[k].first << ": " << vector.problem;
+  }
+  std::string many = "[";
+  for (std::size_t k = 0; k <= conform::runner::kMaxRules; ++k)
+    many += (k ? ",\"R1-" : "\"R1-") + std::to_string(k + 1) + "\"";
+  add("y_too_many", "", "{\"rules\":" + many + "]," + checks + "}");
+  EXPECT_NE(conform::runner::load_vector({dir_ / "y_too_many", "", {}, {}}).problem.find("names more than 1000 rules"),
+            std::string::npos);
+  const auto r = conform(dir_, shell_port("printf '0 messages\\n'"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL y_bad_0: unusable vector: expect.json's \\\"rules\\\" is not an array"), std::string::npos)
+      << r.out;
+}
+
+// Each result names the SPEC.md rules its vector pins (expect.json's
+// "rules"; the built-in vector and the runner's own checks name theirs in
+// the runner), [] when it names none or is unusable.
+TEST_F(FakeVectors, JsonReportCarriesEachResultsRules) {
+  std::ofstream(dir_ / "VERSION") << "1.4.0\n";  // with the built-in vector and the runner's own checks
+  add("y_named", "{}\n",
+      R"({"rules":["R1.1-4","R6-3"],"checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  add("y_unnamed", "{}\n", kOneMessage);
+  add("y_unusable", "{}\n", R"({"rules":"R1-1","checks":[{"args":["check"],"exit":0,"stdout":"1 messages\n"}]})");
+  const std::filesystem::path json = dir_ / "report.json";
+  conform(dir_, shell_port("printf '1 messages\\n'"), {"--report", "json=" + json.string()});
+  const auto report = nlohmann::json::parse(text_of(json));
+  std::map<std::string, nlohmann::json> rules;
+  for (const auto& result : report.at("results")) rules[result.at("name")] = result.at("rules");
+  EXPECT_EQ(rules.at("y_named"), nlohmann::json({"R1.1-4", "R6-3"}));
+  EXPECT_EQ(rules.at("y_unnamed"), nlohmann::json::array());
+  EXPECT_EQ(rules.at("y_unusable"), nlohmann::json::array());
+  EXPECT_EQ(rules.at("builtin_missing_file"), nlohmann::json({"R6-13", "R6-15", "R6-19"}));
+  EXPECT_EQ(rules.at("runner_stdout_full"), nlohmann::json({"R6-13", "R6-15", "R6-17", "R6-18", "R6.1-1"}));
+  EXPECT_EQ(rules.at("runner_unknown_option"), nlohmann::json({"R6-12", "R6-15", "R6-18", "R6.1-1"}));
 }
 
 }  // namespace

@@ -285,6 +285,7 @@ TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
   FoundVector found{.name = "fuzz_1_2",
                     .input = bytes,
                     .rule = "SPEC §3: the canonical serialization",
+                    .rules = {"R3-2", "R6-5"},
                     .about = "a test",
                     .checks = reference_checks(write(bytes), 5),
                     .reproduce = {"true"}};
@@ -292,12 +293,31 @@ TEST_F(FuzzFile, TheWrittenVectorReadsBackUnderTheRunner) {
   const runner::Vector vector = runner::load_vector({folder, "", {}, {}});
   EXPECT_EQ(vector.problem, "");
   EXPECT_EQ(vector.input, bytes);
+  EXPECT_EQ(vector.rules, found.rules);
   ASSERT_EQ(vector.checks.size(), found.checks.size());
   for (std::size_t i = 0; i < found.checks.size(); ++i) {
     EXPECT_EQ(vector.checks[i].args, found.checks[i].args);
     EXPECT_EQ(vector.checks[i].stdout_bytes, found.checks[i].stdout_bytes);
   }
   EXPECT_TRUE(fs::exists(folder / "reproduce.sh"));
+}
+
+// A found vector names the rules of what differed, as its "rule" names
+// the section: rules SPEC.md has (agent-session-conform rules checks the
+// IDs against it once the vector is in the corpus).
+TEST_F(FuzzFile, AFoundVectorNamesTheRulesOfWhatDiffered) {
+  runner::Check record;
+  record.args = {"check"};
+  record.exit = 1;
+  record.error = "invalid session record at line 1";
+  EXPECT_EQ(spec_rule_ids(record, write("{}\n")), (std::vector<std::string>{"R1.1-1", "R2-19"}));
+  runner::Check grammar = record;
+  grammar.error = "invalid session JSON at line 1";
+  EXPECT_EQ(spec_rule_ids(grammar, write("{,}\n")), (std::vector<std::string>{"R2-17", "R2-19"}));
+  EXPECT_EQ(spec_rule_ids(grammar, write("[1e400]\n")), (std::vector<std::string>{"R2.1-1", "R2-19"}));
+  runner::Check canon;
+  canon.args = {"canon"};
+  EXPECT_EQ(spec_rule_ids(canon, write("")), (std::vector<std::string>{"R3-2", "R6-5"}));
 }
 
 TEST(FuzzOptions, ParsesAndRefuses) {
