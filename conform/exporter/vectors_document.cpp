@@ -179,6 +179,7 @@ VectorsDocument vectors_document(const fs::path& vectors) {
     Json json;
     json["name"] = vector.name;
     if (!vector.rule.empty()) json["rule"] = vector.rule;
+    if (!vector.rules.empty()) json["rules"] = vector.rules;
     if (vector.about) json["about"] = *vector.about;
     put_bytes(json, "input", vector.input);
     json["checks"] = Json::array();

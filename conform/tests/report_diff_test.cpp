@@ -218,7 +218,7 @@ TEST_F(ReportCommand, ExitCodesSayWhetherSomethingNewlyFails) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err, "agent-session-conform: report --diff: '" + file("missing.json") +
                        "': cannot open missing.json: No such file or directory\n");
-  r = kit({"report", "--help"});
+  r = kit({"report", "--help", "--diff"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("report --diff old.json new.json --markdown\n"), std::string::npos) << r.out;
 }
