@@ -37,6 +37,19 @@ struct Totals {
   std::size_t not_run = 0;  // rows of the matrix its report lacks
 };
 
+// The rows under the table, in order, as both the page and the Markdown
+// show them: a label and the count; "passed" is shown out of the vectors.
+struct TotalRow {
+  const char* label;
+  std::size_t Totals::*count;
+  bool of_vectors;
+};
+inline constexpr TotalRow kTotalRows[] = {{"passed", &Totals::passed, true},
+                                          {"failed", &Totals::failed, false},
+                                          {"skipped (passing)", &Totals::skipped, false},
+                                          {"expected failures", &Totals::expected_failures, false},
+                                          {"not run", &Totals::not_run, false}};
+
 struct Matrix {
   std::vector<PortReport> ports;  // their results moved into `sections`
   std::vector<Totals> totals;     // one per port

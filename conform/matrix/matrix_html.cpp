@@ -157,23 +157,14 @@ std::string matrix_html(const Matrix& matrix, std::string_view link_base) {
     out << "</tbody>\n";
   }
   out << "<tfoot>\n";
-  const auto total_row = [&](const char* name, auto part, bool of_vectors) {
-    out << "<tr><th scope=\"row\">" << name << "</th>";
+  for (const TotalRow& row : kTotalRows) {
+    out << "<tr><th scope=\"row\">" << row.label << "</th>";
     for (const auto& totals : matrix.totals) {
-      out << "<td>" << (of_vectors ? fraction(part(totals), totals.vectors) : std::to_string(part(totals))) << "</td>";
+      const std::size_t count = totals.*row.count;
+      out << "<td>" << (row.of_vectors ? fraction(count, totals.vectors) : std::to_string(count)) << "</td>";
     }
     out << "</tr>\n";
-  };
-  total_row(
-      "passed", [](const Totals& t) { return t.passed; }, true);
-  total_row(
-      "failed", [](const Totals& t) { return t.failed; }, false);
-  total_row(
-      "skipped (passing)", [](const Totals& t) { return t.skipped; }, false);
-  total_row(
-      "expected failures", [](const Totals& t) { return t.expected_failures; }, false);
-  total_row(
-      "not run", [](const Totals& t) { return t.not_run; }, false);
+  }
   out << "</tfoot>\n</table>\n<ul class=\"legend\">\n"
       << "<li><b>pass</b>, <b>fail</b>: the vector's verdict.</li>\n"
       << "<li><b>xfail</b>: an expected failure: listed in the port's skip file, and it fails.</li>\n"

@@ -70,25 +70,17 @@ std::string matrix_markdown(const Matrix& matrix, std::string_view link_base) {
       out << '\n';
     }
   }
-  const auto total_row = [&](const char* name, auto part, bool of_vectors) {
-    out << "| " << name << " |";
+  for (const TotalRow& row : kTotalRows) {
+    // The first row (passed), bold: the one a reader looks for.
+    const bool first = &row == &kTotalRows[0];
+    out << "| " << (first ? "**" : "") << row.label << (first ? "**" : "") << " |";
     for (const auto& totals : matrix.totals) {
-      out << ' ' << part(totals);
-      if (of_vectors) out << '/' << totals.vectors;
+      out << ' ' << totals.*row.count;
+      if (row.of_vectors) out << '/' << totals.vectors;
       out << " |";
     }
     out << '\n';
-  };
-  total_row(
-      "**passed**", [](const Totals& t) { return t.passed; }, true);
-  total_row(
-      "failed", [](const Totals& t) { return t.failed; }, false);
-  total_row(
-      "skipped (passing)", [](const Totals& t) { return t.skipped; }, false);
-  total_row(
-      "expected failures", [](const Totals& t) { return t.expected_failures; }, false);
-  total_row(
-      "not run", [](const Totals& t) { return t.not_run; }, false);
+  }
   return out.str();
 }
 
