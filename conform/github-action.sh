@@ -6,10 +6,13 @@
 #   build    build the runner (and the command beside it) from the project,
 #            install them and the vectors under $PREFIX
 #   run      run $PREFIX/bin/agent-session-conform against $PORT (with
-#            $KNOWN_FAILURES, if given), write $JUNIT and $JSON, annotate
-#            each failing check (::error) on GitHub, and with
-#            $PREVIOUS_REPORT write what changed since that JSON report
-#            to the job summary ($GITHUB_STEP_SUMMARY; else standard output)
+#            $KNOWN_FAILURES, if given; with --harness when $HARNESS is
+#            true), write $JUNIT and $JSON, annotate each failing check
+#            (::error) on GitHub, with $PREVIOUS_REPORT write what changed
+#            since that JSON report to the job summary
+#            ($GITHUB_STEP_SUMMARY; else standard output), and with
+#            $FUZZ_SECONDS above 0 fuzz the port for that long, a
+#            difference written under $FUZZ_OUT, annotated, failing the step
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -84,6 +87,14 @@ case "${1:-}" in
     junit=${JUNIT:-agent-session-conformance.xml}
     json=${JSON:-agent-session-conformance.json}
     strict=$(boolean strict "${STRICT:-false}") || exit 2
+    harness=$(boolean harness "${HARNESS:-false}") || exit 2
+    fuzz_seconds=${FUZZ_SECONDS:-0}
+    fuzz_out=${FUZZ_OUT:-agent-session-fuzz-found}
+    if ! [[ $fuzz_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+      echo "::error title=agent-session conformance::fuzz-seconds: '$fuzz_seconds' is not a decimal number of" \
+        "seconds (0: no fuzzing)" >&2
+      exit 2
+    fi
     args=(--timeout "${TIMEOUT:-10}" --jobs "${JOBS:-2}" --report "junit=$junit" --report "json=$json")
     [ -n "${SKIP_FILE:-}" ] && args+=(--skip-file "$SKIP_FILE")
     [ -n "${KNOWN_FAILURES:-}" ] && args+=(--known-failures "$KNOWN_FAILURES")
@@ -92,6 +103,7 @@ case "${1:-}" in
     read -r -a globs <<<"${only//,/ }"
     for glob in "${globs[@]}"; do args+=(--only "$glob"); done
     [ "$strict" = true ] && args+=(--strict)
+    [ "$harness" = true ] && args+=(--harness)
     # The reports' folders may not exist yet (reports/conformance.xml).
     mkdir -p "$(dirname "$junit")" "$(dirname "$json")"
     # The port command is split on whitespace, never run through a shell
@@ -153,6 +165,25 @@ case "${1:-}" in
           diff_status=$?
         [ "$diff_status" -le 1 ] || exit "$diff_status"
       fi
+    fi
+    # Then the port fuzzer, for as long as asked: a difference is a new
+    # vector folder under $fuzz_out, and fails the step as a failing check
+    # does. A usage or I/O error of the fuzzer (2, 3) is the step's.
+    if [[ ! $fuzz_seconds =~ ^0+(\.0+)?$ ]]; then
+      fuzz_args=(fuzz --time "$fuzz_seconds" --timeout "${TIMEOUT:-10}" --jobs "${JOBS:-2}" --out "$fuzz_out")
+      [ "$harness" = true ] && fuzz_args+=(--harness)
+      fuzz_status=0
+      "$PREFIX/bin/agent-session-conform" "${fuzz_args[@]}" -- "${port[@]}" | tee "$log" || fuzz_status=${PIPESTATUS[0]}
+      if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "fuzz-out=$fuzz_out" >>"$GITHUB_OUTPUT"; fi
+      if [ "$fuzz_status" -eq 1 ] && [ -n "${GITHUB_ACTIONS:-}" ]; then
+        while IFS= read -r line; do
+          case "$line" in
+            "wrote "*) echo "::error title=conformance fuzz difference::${line//%/%25} (reproduce.sh in the artifact)" ;;
+          esac
+        done <"$log"
+      fi
+      [ "$fuzz_status" -le 1 ] || exit "$fuzz_status"
+      [ "$fuzz_status" -eq 0 ] || [ "$status" -ne 0 ] || status=1
     fi
     exit "$status"
     ;;

@@ -178,7 +178,7 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& d
   std::vector<std::string> port = options.command;
   port.insert(port.end(), shown.args.begin(), shown.args.end());
   port.push_back((folder / "input.jsonl").string());
-  std::vector<std::string> conform = {"agent-session-conform", "--vectors", options.out, "--only", vector.name, "--"};
+  std::vector<std::string> conform = {options.runner, "--vectors", options.out, "--only", vector.name, "--"};
   conform.insert(conform.end(), options.command.begin(), options.command.end());
   vector.reproduce = {shell_line(port), shell_line(conform)};
   write_vector_files(made, vector);
@@ -276,12 +276,14 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   }
 }
 
-int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err) {
+int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err,
+              const std::string& runner) {
   const runner::CleanEnds clean_ends;  // before any thread is started
   FuzzOptions options;
   try {
     options = parse_fuzz_options(args);
     options.program = program;
+    options.runner = runner;
   } catch (const FuzzUsageError& error) {
     err << program << " fuzz: " << error.message << " (" << program << " fuzz --help)\n";  // made safe where thrown
     return 2;

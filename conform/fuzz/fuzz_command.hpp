@@ -29,7 +29,12 @@ namespace agent_session::conform::fuzz {
 int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
 // Parses `args` (the words after `fuzz`) and runs, or prints the help. A
-// usage error is one line on `err` and exit 2.
-int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err);
+// usage error is one line on `err` and exit 2. `program` names the kit in
+// messages; `runner` is the path it was run by (its argv[0]:
+// "agent-session-conform" from PATH, "build/conform/agent-session-conform"
+// in a build tree), which a vector's reproduce lines run, so that they
+// work as written from where the fuzzer ran.
+int fuzz_main(const std::vector<std::string>& args, const std::string& program, std::ostream& out, std::ostream& err,
+              const std::string& runner = "agent-session-conform");
 
 }  // namespace agent_session::conform::fuzz

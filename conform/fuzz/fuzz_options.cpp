@@ -119,7 +119,16 @@ std::string fuzz_help(const std::string& program) {
          "  --harness         start PORT harness once per job and send it every run (harness.md), as conform "
          "--harness\n"
          "\n"
-         "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n";
+         "Exit: 0 no difference, 1 a difference (its vector written), 2 usage, 3 I/O.\n"
+         "Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n"
+         "  " +
+         program +
+         " fuzz --seed 7 --runs 200 --harness -- agent-session\n"
+         "  " +
+         program +
+         " fuzz --seed 1 --time 60 --harness --out found -- node tests/mutants/trim_first_result_only.mjs   "
+         "# exit 1\n"
+         "  sh found/fuzz_1_*/reproduce.sh   # exit 1: the mutant fails the vector it found\n";
 }
 
 }  // namespace agent_session::conform::fuzz

@@ -25,7 +25,8 @@ struct FuzzOptions {
   std::vector<std::string> reports;    // "junit=FILE", "json=FILE" (--report, repeatable), as conform writes them
   std::vector<std::string> command;    // the port: PORT [ARGS...]
   bool show_help = false;
-  std::string program = "agent-session-conform";  // how the user called it, for messages
+  std::string program = "agent-session-conform";  // its name, for messages
+  std::string runner = "agent-session-conform";   // the path it was run by (argv[0]), for reproduce lines
 };
 
 struct FuzzUsageError {

@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
     const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
     int code = 0;
     if (first == "fuzz") {
-      code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr);
+      // Reproduce lines run the kit by the path it was run by.
+      code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr,
+                                      argc > 0 && argv[0][0] != '\0' ? argv[0] : "agent-session-conform");
     } else if (first == "rules") {
       code = conform::rules::rules_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "export") {

@@ -39,10 +39,10 @@ std::unique_ptr<CLI::App> make_app(MatrixOptions& options, std::string_view prog
   app->add_option("REPORT.json", options.reports, "the JSON reports, one column each, in this order")
       ->required()
       ->type_name("REPORT.json");
-  app->footer("Example (from the repository root, after the build; `agent-session conform` runs " + name +
-              "):\n  build/agent-session conform --harness --jobs 2 --report json=oracle.json --label oracle -- node "
-              "tests/oracle/cli.mjs && build/agent-session conform report --html matrix.html --badges badges "
-              "oracle.json");
+  app->footer("Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n  " + name +
+              " --harness --jobs 2 --report json=oracle.json --label oracle -- node tests/oracle/cli.mjs\n  " + name +
+              " --harness --report json=reference.json --label reference -- agent-session\n  " + name +
+              " report --html matrix.html --badges badges oracle.json reference.json");
   return app;
 }
 
@@ -97,6 +97,12 @@ int report_main(const std::vector<std::string>& args, std::string_view program, 
   } catch (const CLI::ParseError& error) {
     err << me << "report: " << base::terminal_safe(error.what()) << " (" << program
         << " report --help shows the usage)\n";
+    return 2;
+  }
+  // Badges link nowhere: a --link-base for them alone would be ignored.
+  if (app->count("--link-base") > 0 && options.html.empty() && options.markdown.empty() && !options.badges.empty()) {
+    err << me << "report: --link-base sets the vectors' links of --html and --markdown, and badges have none: give "
+        << "--html or --markdown, or leave --link-base out (" << program << " report --help shows the usage)\n";
     return 2;
   }
   return render_matrix(options, me, out, err);

@@ -116,12 +116,12 @@ std::string rules_help(std::string_view program) {
          default_spec_file() +
          ")\n"
          "  --json         the same as one JSON object (corpus/conformance/README.md)\n"
-         "Examples:\n"
+         "Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n"
          "  " +
          me +
          " rules\n"
          "  " +
-         me + " rules --json --vectors corpus/conformance --spec SPEC.md   (in the repository's root)\n";
+         me + " rules --json --vectors corpus/conformance --spec SPEC.md > rules.json\n";
 }
 
 int rules_main(const std::vector<std::string>& args, std::string_view program, std::ostream& out, std::ostream& err) {

@@ -103,11 +103,36 @@ void set_flag(ConformOptions& options, std::string_view name) {
   if (name == "--harness") options.harness = true;
 }
 
+// A mode that runs no port (--version, --list) refuses every option it
+// would ignore, and so does a run for --label without a report: what a
+// person typed either does something or is an error, never dropped.
+void refuse_what_the_mode_ignores(const ConformOptions& options, const std::vector<std::string_view>& named) {
+  if (options.show_help) return;
+  if (options.show_version && options.list) usage("--version and --list exclude each other: give one");
+  const auto allowed = [&](std::string_view mode, std::initializer_list<std::string_view> takes) {
+    for (const std::string_view name : named) {
+      if (name == mode || std::find(takes.begin(), takes.end(), name) != takes.end()) continue;
+      usage(std::string(mode) + " runs no port, so it would ignore " + std::string(name) + "; it takes only " +
+            (takes.size() == 1 ? "--vectors" : "--vectors and --only"));
+    }
+    if (!options.command.empty()) {
+      usage(std::string(mode) + " runs no port, so it would ignore the port's command line " +
+            quoted(std::string_view(options.command.front())) + "...");
+    }
+  };
+  if (options.show_version) allowed("--version", {"--vectors"});
+  if (options.list) allowed("--list", {"--vectors", "--only"});
+  if (!options.label.empty() && options.reports.empty()) {
+    usage("--label names the port in a report, and no --report is given (--report json=FILE or junit=FILE)");
+  }
+}
+
 }  // namespace
 
 ConformOptions parse_conform_options(const std::vector<std::string>& args) {
   ConformOptions options;
   std::vector<std::string_view> given;  // value options seen, to refuse a second --timeout
+  std::vector<std::string_view> named;  // every option seen, in its long form
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view word = args[i];
     if (word == "--") {
@@ -125,6 +150,7 @@ ConformOptions parse_conform_options(const std::vector<std::string>& args) {
       if (name != flag) continue;
       if (equals != std::string_view::npos) usage(std::string(name) + " takes no value");
       set_flag(options, name);
+      named.push_back(name == "-h" ? "--help" : name);
       known = true;
     }
     for (const ValueOption& option : kValueOptions) {
@@ -135,6 +161,7 @@ ConformOptions parse_conform_options(const std::vector<std::string>& args) {
         }
         given.push_back(option.name);
       }
+      named.push_back(option.name);
       if (equals != std::string_view::npos) {
         set_value(options, name, word.substr(equals + 1));
       } else if (i + 1 < args.size()) {
@@ -146,9 +173,28 @@ ConformOptions parse_conform_options(const std::vector<std::string>& args) {
     }
     if (!known) usage("unknown option " + quoted(word));
   }
+  refuse_what_the_mode_ignores(options, named);
   const bool vectors_given = std::find(given.begin(), given.end(), "--vectors") != given.end();
   if (!vectors_given) options.vectors = default_vectors_folder();
   return options;
+}
+
+// The help's examples: each runs as written from a clone's root with the
+// kit on PATH (tests/help_examples.sh runs them); `# exit N` states an
+// exit other than 0.
+std::string examples(const std::string& name) {
+  std::string text;
+  for (const char* example :
+       {" --harness -- agent-session",
+        " --harness --jobs 2 --label oracle --report json=oracle.json -- node tests/oracle/cli.mjs",
+        " --strict --timeout 5 --only 'y_trim_*unit' -- node tests/oracle/cli.mjs",
+        " --harness --known-failures conform/examples/literal_case_insensitive.known-failures "
+        "--report junit=mutant.xml -- node tests/mutants/literal_case_insensitive.mjs",
+        " --harness --skip-file conform/examples/skip.txt --only 'y_estimate_*' -- agent-session",
+        " --list --only 'n_json_*'", " exec-adapter --help"}) {
+    text += "  " + name + example + "\n";
+  }
+  return text;
 }
 
 std::string conform_help(std::string_view program) {
@@ -230,19 +276,7 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " rules [--vectors DIR] [--spec FILE] [--json]' prints which vectors pin which rule of SPEC.md "
          "(rules --help).\n" +
-         "Examples:\n  " + name +
-         " -- node tests/oracle/cli.mjs\n"
-         "  " +
-         name +
-         " --harness --jobs 2 -- node tests/oracle/cli.mjs\n"
-         "  " +
-         name +
-         " --strict --timeout 5 --jobs 2 -- ./my-port\n"
-         "  " +
-         name +
-         " --skip-file skip.txt --report junit=conformance.xml -- ./my-port\n"
-         "  " +
-         name + " --known-failures known-failures.txt --report json=conformance.json -- ./my-port\n";
+         "Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n" + examples(name);
 }
 
 std::string default_vectors_folder() {

@@ -40,7 +40,10 @@ struct ConformOptions {
 // What `args` (the words after the program's name) ask for. Throws
 // ConformUsageError with one line ("--jobs: 0 is not a whole number from 1
 // to 64") for an unknown option, a missing or bad value, or an option
-// given twice that takes one value. Without --vectors, `vectors` is
+// given twice that takes one value, and for an option the mode would
+// ignore: --version takes only --vectors, --list only --vectors and
+// --only (neither takes a port's command line, nor both together), and
+// --label needs a --report. Without --vectors, `vectors` is
 // default_vectors_folder(). Before `--`, a word that starts with
 // `-` (but `-` itself) is an option, `--name=value` as `--name value`;
 // every other word, and every word after `--`, is the port's command line.

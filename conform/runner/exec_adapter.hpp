@@ -11,7 +11,7 @@
 // one a runner adds to start a port in harness mode (harness.md §1).
 //
 // Example (a runner that speaks only the harness protocol, or a test):
-//   agent-session-conform --harness -- agent-session-conform exec-adapter -- ./my-port
+//   agent-session-conform --harness -- agent-session-conform exec-adapter -- node tests/oracle/cli.mjs
 #pragma once
 
 #include <iosfwd>
@@ -20,9 +20,12 @@
 
 namespace agent_session::conform::runner {
 
-// `args`: the words after `exec-adapter`. Exit 2 with one line on `err`
-// for a usage error (no PORT, a bad --timeout or --max-output); else
-// serve_harness's exit.
+// The help of `exec-adapter`.
+std::string exec_adapter_help();
+
+// `args`: the words after `exec-adapter`. -h or --help before `--`: the
+// help on `out`, exit 0. Exit 2 with one line on `err` for a usage error
+// (no PORT, a bad --timeout or --max-output); else serve_harness's exit.
 int exec_adapter_main(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace agent_session::conform::runner

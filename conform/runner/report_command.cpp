@@ -3,6 +3,7 @@
 #include "base/printable.hpp"
 #include "conform/runner/report_diff.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <ostream>
 
@@ -51,10 +52,10 @@ std::string report_help(std::string_view program) {
          "\n"
          "Exit 0: nothing newly fails; 1: a check newly fails, or appeared failing; 2: usage error (or a file that is "
          "no JSON report of format_version 1); 3: a report that cannot be read.\n"
-         "Example:\n  " +
-         name + " --report json=old.json -- node tests/oracle/cli.mjs\n  " + name +
-         " --report json=new.json -- node tests/mutants/utf8_bytes.mjs\n  " + name +
-         " report --diff old.json new.json --markdown\n";
+         "Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n  " +
+         name + " --harness --report json=old.json -- node tests/oracle/cli.mjs\n  " + name +
+         " --harness --report json=new.json -- node tests/mutants/literal_case_insensitive.mjs   # exit 1\n  " + name +
+         " report --diff old.json new.json --markdown   # exit 1: four checks newly fail\n";
 }
 
 std::optional<int> report_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
@@ -63,14 +64,16 @@ std::optional<int> report_main(const std::vector<std::string>& args, std::ostrea
   const std::string me = std::string(program) + ": ";
   std::optional<DiffOptions> diff;
   bool markdown = false;
+  // --help wins wherever it stands, even after a --diff missing its files.
+  if (std::find(args.begin(), args.end(), "-h") != args.end() ||
+      std::find(args.begin(), args.end(), "--help") != args.end()) {
+    out << report_help(program);
+    out.flush();
+    return 0;
+  }
   try {
     for (std::size_t i = 1; i < args.size(); ++i) {
       const std::string& word = args[i];
-      if (word == "-h" || word == "--help") {
-        out << report_help(program);
-        out.flush();
-        return 0;
-      }
       if (word == "--markdown") {
         markdown = true;
       } else if (word == "--diff") {

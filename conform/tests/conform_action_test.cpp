@@ -4,6 +4,7 @@
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <gnu/libc-version.h>
 #include <sys/wait.h>
@@ -11,6 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 
 namespace agent_session {
@@ -31,8 +35,8 @@ class ConformAction : public test_support::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     fs::create_directories(dir_ / "prefix" / "bin");
-    // `report` takes no --vectors: it reads reports.
-    runner("[ \"$1\" = report ] && exec '" AGENT_SESSION_CLI "' conform \"$@\"\nexec '" AGENT_SESSION_CLI
+    // `report` and `fuzz` take no --vectors first: they are modes.
+    runner("case \"$1\" in report | fuzz) exec '" AGENT_SESSION_CLI "' conform \"$@\" ;; esac\nexec '" AGENT_SESSION_CLI
            "' conform --vectors '" +
            kSource + "/corpus/conformance' \"$@\"\n");
   }
@@ -200,6 +204,75 @@ TEST_F(ConformAction, ARunnerThatIsNotLinuxStopsAtOnceSayingWhatToDo) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   for (const char* text : {"Linux only", "not on Darwin", "Docker", "WSL"}) {
     EXPECT_NE(r.err.find(text), std::string::npos) << text << "\n" << r.err;
+  }
+}
+
+// `harness` is passed on as --harness (the JSON report then carries what
+// the port said of itself at start), read as `strict` is.
+TEST_F(ConformAction, HarnessIsPassedOnReadAsStrictIs) {
+  ScriptRun r = run("ONLY=y_estimate_cjk JSON=harness.json HARNESS=True");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read(dir_ / "work" / "harness.json")).at("port").at("name"), "agent-session");
+  r = run("ONLY=y_estimate_cjk JSON=exec.json HARNESS=no");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(read(dir_ / "work" / "exec.json")).at("port").is_null());
+  r = run("ONLY=y_estimate_cjk HARNESS=maybe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("harness: 'maybe' is neither true"), std::string::npos) << r.err;
+}
+
+// `fuzz-seconds` fuzzes the port after the vectors: none at 0, a bad value
+// stops the step, a correct port shows no difference, and a port wrong
+// only where no chosen vector looks fails the step with its difference
+// written under `fuzz-out` and annotated.
+TEST_F(ConformAction, FuzzSecondsFuzzesThePortAfterTheVectors) {
+  ScriptRun r = run("ONLY=y_user_valid FUZZ_SECONDS=0");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("inputs in"), std::string::npos) << r.out;
+  for (const char* bad : {"abc", "-1", "1e3", "5s"}) {
+    r = run(std::string("ONLY=y_user_valid FUZZ_SECONDS=") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("fuzz-seconds: '" + std::string(bad) + "' is not a decimal"), std::string::npos) << r.err;
+  }
+  r = run("ONLY=y_user_valid FUZZ_SECONDS=1 HARNESS=true");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("no difference"), std::string::npos) << r.out;
+  // Right on append (the one vector run), wrong on every estimate.
+  write(path("port"), "#!/bin/sh\n[ \"$1\" = estimate ] && { echo 0; exit 0; }\nexec '" AGENT_SESSION_CLI "' \"$@\"\n");
+  fs::permissions(path("port"), fs::perms::owner_all);
+  r = run("ONLY=y_append_zero_messages FUZZ_SECONDS=60 FUZZ_OUT=found GITHUB_ACTIONS=true PORT='" +
+          path("port").string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 passed, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("::error title=conformance fuzz difference::wrote found/fuzz_"), std::string::npos) << r.out;
+  bool written = false;
+  for (const auto& entry : fs::directory_iterator(dir_ / "work" / "found")) {
+    written = written || fs::exists(entry.path() / "reproduce.sh");
+  }
+  EXPECT_TRUE(written);
+}
+
+// Every input action.yml declares reaches the script (an input declared
+// and never passed on is silently ignored by GitHub).
+TEST(ConformActionInputs, EveryInputIsPassedOn) {
+  const std::string action = [] {
+    std::ifstream file(kSource + "/conform/action.yml");
+    return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }();
+  const auto inputs_at = action.find("\ninputs:\n"), outputs_at = action.find("\noutputs:\n");
+  ASSERT_NE(inputs_at, std::string::npos);
+  ASSERT_NE(outputs_at, std::string::npos);
+  std::istringstream lines(action.substr(inputs_at, outputs_at - inputs_at));
+  int inputs = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() < 4 || line.substr(0, 2) != "  " || line[2] == ' ' || line.back() != ':') continue;
+    const std::string name = line.substr(2, line.size() - 3);
+    ++inputs;
+    EXPECT_NE(action.find("${{ inputs." + name + " }}"), std::string::npos) << name;
+  }
+  EXPECT_GE(inputs, 15);
+  for (const char* name : {"harness", "json-report", "known-failures", "fuzz-seconds"}) {
+    EXPECT_NE(action.find("\n  " + std::string(name) + ":\n"), std::string::npos) << name;
   }
 }
 

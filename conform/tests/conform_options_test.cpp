@@ -68,7 +68,8 @@ TEST(ConformOptions, EveryOptionInBothSpellings) {
     add("--format", "tap");
     add("--report", "junit=a.xml");
     add("--report", "json=b.json");
-    args.insert(args.end(), {"--version", "--list", "--strict"});
+    add("--label", "my port 1.0");
+    args.insert(args.end(), {"--strict", "--harness"});
     const ConformOptions options = parse_conform_options(args);
     EXPECT_EQ(options.vectors, "v");
     EXPECT_EQ(options.timeout_seconds, 2.5);
@@ -78,8 +79,41 @@ TEST(ConformOptions, EveryOptionInBothSpellings) {
     EXPECT_EQ(options.skip_file, "skip.txt");
     EXPECT_EQ(options.format, "tap");
     EXPECT_EQ(options.reports, (std::vector<std::string>{"junit=a.xml", "json=b.json"}));
-    EXPECT_TRUE(options.show_version && options.list && options.strict);
+    EXPECT_EQ(options.label, "my port 1.0");
+    EXPECT_TRUE(options.strict && options.harness);
   }
+  const ConformOptions version = parse_conform_options({"--version", "--vectors=v"});
+  EXPECT_TRUE(version.show_version && !version.list);
+  const ConformOptions list = parse_conform_options({"--list", "--vectors", "v", "--only", "y_*"});
+  EXPECT_TRUE(list.list && !list.show_version);
+}
+
+// An option the mode would ignore is an error naming it, never dropped:
+// `--list --report json=F` wrote nothing without a word.
+TEST(ConformOptions, AModeRefusesWhatItWouldIgnore) {
+  EXPECT_EQ(usage_error({"--list", "--report", "json=F"}),
+            "--list runs no port, so it would ignore --report; it takes only --vectors and --only");
+  EXPECT_EQ(usage_error({"--version", "--jobs", "2"}),
+            "--version runs no port, so it would ignore --jobs; it takes only --vectors");
+  EXPECT_EQ(usage_error({"--only", "y_*", "--version"}),
+            "--version runs no port, so it would ignore --only; it takes only --vectors");
+  for (const char* option : {"--timeout=1", "--jobs=2", "--max-output=9", "--skip-file=s", "--known-failures=k",
+                             "--format=tap", "--report=json=r", "--label=l", "--strict", "--harness"}) {
+    const std::string name = std::string(option).substr(0, std::string(option).find('='));
+    EXPECT_EQ(usage_error({"--list", option}),
+              "--list runs no port, so it would ignore " + name + "; it takes only --vectors and --only")
+        << option;
+  }
+  EXPECT_EQ(usage_error({"--list", "--", "./port", "x"}),
+            "--list runs no port, so it would ignore the port's command line \"./port\"...");
+  EXPECT_EQ(usage_error({"--version", "node", "cli.mjs"}),
+            "--version runs no port, so it would ignore the port's command line \"node\"...");
+  EXPECT_EQ(usage_error({"--version", "--list"}), "--version and --list exclude each other: give one");
+  EXPECT_EQ(usage_error({"--label", "x", "--", "p"}),
+            "--label names the port in a report, and no --report is given (--report json=FILE or junit=FILE)");
+  EXPECT_EQ(usage_error({"--label", "x", "--report", "junit=r.xml", "--", "p"}), "(no error)");
+  // --help shows the help whatever else is given.
+  EXPECT_TRUE(parse_conform_options({"--list", "--jobs", "2", "--help"}).show_help);
 }
 
 TEST(ConformOptions, EverythingAfterTheSeparatorIsThePortsCommandLine) {
@@ -180,14 +214,24 @@ TEST(ConformMain, HelpNamesEveryOptionAndTheProgram) {
   EXPECT_NE(r.out.find("Usage: agent-session-conform [OPTIONS]"), std::string::npos) << r.out;
   for (const char* option : {"-h,--help", "--vectors", "--timeout", "--jobs", "--max-output", "--version", "--list",
                              "--only", "--skip-file", "--known-failures", "--strict", "--harness", "--format",
-                             "--report", "exec-adapter", "report --diff", "Examples:"}) {
+                             "--report", "exec-adapter", "report --diff", "Examples ("}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
-  EXPECT_EQ(conform::runner::conform_help("agent-session conform").find("agent-session-conform"), std::string::npos);
+  // Called by another name, the help and its examples use that name.
+  const std::string other = conform::runner::conform_help("agent-session conform");
+  EXPECT_NE(other.find("Usage: agent-session conform [OPTIONS]"), std::string::npos) << other;
+  std::istringstream examples(other.substr(other.find("\nExamples (") + 1));
+  std::string line;
+  std::getline(examples, line);  // the heading
+  int shown = 0;
+  for (; std::getline(examples, line); ++shown) EXPECT_EQ(line.rfind("  agent-session conform ", 0), 0u) << line;
+  EXPECT_GE(shown, 5);
   // Every runner option of an example comes before --: after it, a word is the port's.
-  EXPECT_NE(r.out.find("agent-session-conform --strict --timeout 5 --jobs 2 -- ./my-port\n"), std::string::npos)
+  EXPECT_NE(
+      r.out.find("agent-session-conform --strict --timeout 5 --only 'y_trim_*unit' -- node tests/oracle/cli.mjs\n"),
+      std::string::npos)
       << r.out;
-  EXPECT_EQ(r.out.find("./my-port --"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("./my-port"), std::string::npos) << r.out;  // every example runs as written
   // Repeatable options say so, and take one value each time.
   EXPECT_NE(r.out.find("--report KIND=FILE "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--only GLOB "), std::string::npos) << r.out;

@@ -123,7 +123,11 @@ TEST_F(FakeVectors, ListPrintsTheNamesInOrderAndRunsNothing) {
   add("y_a", "{}\n", kOneMessage);
   add("n_c", "{}\n", kOneMessage);
   const fs::path log = dir_ / "log";  // a file, so no vector
-  EXPECT_EQ(conform(dir_, logging_port(log), {"--list"}).out, "n_c\ny_a\ny_b\n");
+  EXPECT_EQ(conform(dir_, {}, {"--list"}).out, "n_c\ny_a\ny_b\n");
+  // A port's command line is what --list would ignore: an error, and run nothing.
+  const auto refused = conform(dir_, logging_port(log), {"--list"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--list runs no port"), std::string::npos) << refused.err;
   EXPECT_FALSE(fs::exists(log));
   const auto r = conform(dir_, {}, {"--list", "--only", "y_*"});  // needs no CMD
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -113,6 +113,14 @@ void finds(const std::string& mutant, const std::string& seed) {
   const fs::path vector = out / found[1].str();
   EXPECT_TRUE(fs::exists(vector / "input.jsonl") && fs::exists(vector / "expect.json") &&
               fs::exists(vector / "reproduce.sh"));
+  // reproduce.sh runs as written: the kit by the path it was run by (this
+  // test runs it by its absolute path in the build tree, not on PATH).
+  std::ifstream script(vector / "reproduce.sh");
+  const std::string lines((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(lines.find("\n" + std::string(AGENT_SESSION_CONFORM) + " --vectors "), std::string::npos) << lines;
+  const ProcessResult reproduced = run_process({"sh", (vector / "reproduce.sh").string()}, "", 120s);
+  EXPECT_EQ(reproduced.exit_code, 1) << reproduced.out << reproduced.err;
+  EXPECT_NE(reproduced.out.find("0 passed, 1 failed"), std::string::npos) << reproduced.out << reproduced.err;
   const ProcessResult mutated = conform({"--vectors", out.string(), "--", "node", port}, 120s);
   EXPECT_EQ(mutated.exit_code, 1) << mutated.out << mutated.err;
   EXPECT_NE(mutated.out.find("0 passed, 1 failed"), std::string::npos) << mutated.out;

@@ -149,6 +149,16 @@ TEST_F(MatrixCommand, ABadReportIsOneLineNamingItExit2Or3) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(one_line(r.err)) << r.err;
   EXPECT_EQ(kit({"report", "--bogus", (dir_ / "a.json").string()}).exit_code, 2);
+  // An option the outputs asked for would ignore is an error too.
+  r = kit({"report", "--link-base", "https://x/", "--badges", (dir_ / "b").string(), (dir_ / "a.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("--link-base sets the vectors' links of --html and --markdown"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "b"));
+  EXPECT_EQ(kit({"report", "--link-base", "https://x/", "--markdown", (dir_ / "m.md").string(), "--badges",
+                 (dir_ / "b").string(), (dir_ / "a.json").string()})
+                .exit_code,
+            0);
 }
 
 // The outputs are written as the kit writes reports: never through a link.
@@ -165,28 +175,26 @@ TEST_F(MatrixCommand, AnOutputThatIsAPlantedLinkIsRefusedExit3) {
   EXPECT_EQ(file_text(dir_ / "target"), "keep");
 }
 
-// The help's example runs as written, from the source tree, with
-// `agent-session conform` as the kit.
-TEST(MatrixCommandHelp, ItsExampleRunsAsWritten) {
+// The help's examples run as written from a clone's root with the kit on
+// PATH (tests/help_examples.sh runs every help's), and make what they say.
+TEST(MatrixCommandHelp, ItsExamplesMakeThePageAndTheBadges) {
   const auto help = kit({"report", "--help"});
   ASSERT_EQ(help.exit_code, 0) << help.err;
-  const std::string marker = "after the build; `agent-session conform` runs agent-session-conform):\n  ";
+  const std::string marker = "agent-session-conform on PATH):\n";
   const auto at = help.out.find(marker);
   ASSERT_NE(at, std::string::npos) << help.out;
-  std::string example = help.out.substr(at + marker.size());
-  example = example.substr(0, example.find('\n'));
+  std::string examples = help.out.substr(at + marker.size());
+  examples = examples.substr(0, examples.find("\n\n"));
   const fs::path scratch = fs::temp_directory_path() / ("agent_session_matrix_help_" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
-  // From the repository root, with build/ the build tree: a link to ours.
+  fs::create_directories(scratch / "bin");
   fs::create_directory_symlink(kSource / "corpus", scratch / "corpus");
   fs::create_directory_symlink(kSource / "tests", scratch / "tests");
-  fs::create_directories(scratch / "build");
-  fs::create_symlink(AGENT_SESSION_CLI, scratch / "build" / "agent-session");
-  fs::create_directories(scratch / "build" / "conform");
-  fs::create_symlink(AGENT_SESSION_CONFORM, scratch / "build" / "conform" / "agent-session-conform");
-  const auto r = conform::runner::run_process({"sh", "-c", "cd \"$1\" && " + example, "sh", scratch.string()}, "",
-                                              std::chrono::minutes(2));
-  EXPECT_EQ(r.exit_code, 0) << example << "\n" << r.out << r.err;
+  fs::create_symlink(AGENT_SESSION_CLI, scratch / "bin" / "agent-session");
+  fs::create_symlink(AGENT_SESSION_CONFORM, scratch / "bin" / "agent-session-conform");
+  const auto r = conform::runner::run_process(
+      {"sh", "-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && set -e && " + examples, "sh", scratch.string()}, "",
+      std::chrono::minutes(2));
+  EXPECT_EQ(r.exit_code, 0) << examples << "\n" << r.out << r.err;
   // Harness mode: the report carries what the port said of itself.
   const auto oracle = nlohmann::json::parse(file_text(scratch / "oracle.json"));
   EXPECT_EQ(oracle.at("port").at("name"), "agent-session-oracle");

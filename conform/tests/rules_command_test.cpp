@@ -185,11 +185,11 @@ TEST(RulesCommand, HelpHasAnExampleThatRuns) {
   const std::string marker = "agent-session-conform rules --json";
   const auto at = help.out.find(marker);
   ASSERT_NE(at, std::string::npos) << help.out;
-  const std::string line = help.out.substr(at, help.out.find("   (", at) - at);
+  const std::string line = help.out.substr(at, help.out.find(" > rules.json\n", at) - at);
   std::vector<std::string> words;
   std::istringstream in(line.substr(std::string("agent-session-conform rules ").size()));
   for (std::string word; in >> word;) words.push_back(word);
-  const RulesRun example = rules(words, kSource.string());  // "in the repository's root", as the help says
+  const RulesRun example = rules(words, kSource.string());  // from a clone's root, as the help says
   EXPECT_EQ(example.exit_code, 0) << example.err;
   EXPECT_TRUE(nlohmann::json::parse(example.out).at("findings").empty());
 }

@@ -77,7 +77,7 @@ CommandLine::CommandLine()
                       "Print messages by role, tool calls, orphan results, pending calls, units, the "
                       "estimate, the largest unit and the smallest budget trim accepts. Not part of the "
                       "protocol.",
-                      "agent-session stats --json session.jsonl");
+                      "agent-session stats --json corpus/real/swe-agent-marshmallow-1867.jsonl");
   stats->add_flag("--json", options.json, "one JSON object (docs/units-and-stats.md)");
 
   run_command = add_run_command(app, run);
