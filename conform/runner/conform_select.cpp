@@ -121,7 +121,7 @@ std::vector<SelectedVector> select_vectors(const std::vector<VectorDir>& all, co
     try {
       text = read_named_file(path);  // the user's own file: a link is followed
     } catch (const std::runtime_error& error) {
-      throw std::invalid_argument(shown + ": " + terminal_safe(error.what()));
+      throw std::invalid_argument("cannot read the " + shown + ": " + terminal_safe(error.what()));
     }
     std::size_t number = 0;
     for (std::size_t at = 0; at < text.size();) {

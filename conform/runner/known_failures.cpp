@@ -143,7 +143,7 @@ KnownFailures read_known_failures(const std::string& path, const std::vector<Vec
   try {
     text = read_named_file(path, kMaxKnownFailuresFile, "a known-failures file");
   } catch (const std::runtime_error& error) {
-    throw std::invalid_argument(file + ": " + terminal_safe(error.what()));
+    throw std::invalid_argument("cannot read the " + file + ": " + terminal_safe(error.what()));
   }
   const auto dir_of = [&](const std::string& name) {
     return std::find_if(all.begin(), all.end(), [&](const VectorDir& d) { return d.path.filename().string() == name; });

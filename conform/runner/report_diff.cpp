@@ -129,12 +129,13 @@ ReportRun read_report(const std::string& path) {
   } catch (const std::runtime_error& error) {
     // Too large is the report's fault; the rest is the file system's.
     const std::string why = base::terminal_safe(error.what());
-    throw ReportError(file + ": " + why, why.find(" bytes, more than the ") == std::string::npos);
+    throw ReportError("cannot read the report " + file + ": " + why,
+                      why.find(" bytes, more than the ") == std::string::npos);
   }
   try {
     return parse_report(text);
   } catch (const ReportError& error) {
-    throw ReportError(file + ": " + error.what(), false);
+    throw ReportError("cannot use the report " + file + ": " + error.what(), false);
   }
 }
 

@@ -117,8 +117,20 @@ std::string read_vector_file(const fs::path& dir, const std::string& name) {
 
 std::string read_named_file(const fs::path& path, std::size_t limit, const char* whose) {
   const std::string name = path.filename().string();
-  const Fd file = open_for_reading(open_folder(path.parent_path()).get(), name, name, true);
-  return read_opened(file.get(), name, nullptr, limit, whose);  // the user's own file, wherever its other names are
+  try {
+    const Fd file = open_for_reading(open_folder(path.parent_path()).get(), name, name, true);
+    return read_opened(file.get(), name, nullptr, limit, whose);  // the user's own file, wherever its other names are
+  } catch (const std::runtime_error& error) {
+    // The reason alone: the caller names the file, by the path the user gave.
+    std::string why = error.what();
+    const std::string folder = path.parent_path().string();
+    for (const std::string& prefix :
+         {"cannot open " + name + ": ", "cannot read " + name + ": ", "cannot open " + folder + ": "}) {
+      if (why.starts_with(prefix)) throw std::runtime_error(why.substr(prefix.size()));
+    }
+    if (why.starts_with(name + " ")) throw std::runtime_error("it " + why.substr(name.size() + 1));
+    throw;
+  }
 }
 
 // The vectors of `root`, in name order; `error` set when `root` cannot be

@@ -76,8 +76,10 @@ std::string read_vector_file(const std::filesystem::path& dir, const std::string
 // A file the user named (--skip-file, --known-failures, a report given to
 // `report --diff`): a link is followed, and a file with other names read,
 // the rest as read_file_at, but at most `limit` bytes (`whose`: what
-// may hold that many, for the error). Throws std::runtime_error naming it
-// by its file name.
+// may hold that many, for the error). Throws std::runtime_error with the
+// reason alone ("No such file or directory", "it is a directory, not a
+// regular file", "it holds N bytes, more than the 1048576 a report may"),
+// for the caller to give after "cannot read the skip file 'PATH': ".
 std::string read_named_file(const std::filesystem::path& path, std::size_t limit = kMaxVectorFile,
                             const char* whose = "a vector file");
 

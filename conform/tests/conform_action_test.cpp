@@ -191,7 +191,8 @@ TEST_F(ConformAction, APreviousReportsDiffGoesToTheJobSummary) {
   write(path("bad.json"), "{}");
   r = run(summary + "ONLY=y_estimate_cjk PREVIOUS_REPORT='" + path("bad.json").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("report --diff: '" + path("bad.json").string() + "': not an agent-session-conform JSON report"),
+  EXPECT_NE(r.err.find("report --diff: cannot use the report '" + path("bad.json").string() +
+                       "': not an agent-session-conform JSON report"),
             std::string::npos)
       << r.err;
 }

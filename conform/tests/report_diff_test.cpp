@@ -211,13 +211,13 @@ TEST_F(ReportCommand, ExitCodesSayWhetherSomethingNewlyFails) {
   write(path("junit.xml"), "<testsuites/>");
   r = kit({"report", "--diff", file("old.json"), file("junit.xml")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "agent-session-conform: report --diff: '" + file("junit.xml") +
+  EXPECT_EQ(r.err, "agent-session-conform: report --diff: cannot use the report '" + file("junit.xml") +
                        "': not a JSON report: not JSON: byte 1: syntax error while parsing value - invalid literal; "
                        "last read: '<'\n");
   r = kit({"report", "--diff", file("old.json"), file("missing.json")});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.err, "agent-session-conform: report --diff: '" + file("missing.json") +
-                       "': cannot open missing.json: No such file or directory\n");
+  EXPECT_EQ(r.err, "agent-session-conform: report --diff: cannot read the report '" + file("missing.json") +
+                       "': No such file or directory\n");
   // --help wins wherever it stands, a --diff missing its files too.
   for (const std::vector<std::string>& help : {std::vector<std::string>{"report", "--help", "--diff"},
                                                {"report", "--diff", "--help"},

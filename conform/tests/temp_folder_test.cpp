@@ -150,8 +150,8 @@ TEST_F(MovedTemporaryFolder, ARunFolderMovedAwayIsEmptiedAndNamedExitThree) {
   fs::remove_all(away);
   fs::create_directories(away);
   // Each run's folder goes to away/run-N, with a file in it.
-  const std::string port = "touch planted; mv \"$PWD\" '" + away.string() + "/' && exec " +
-                           std::string(AGENT_SESSION_CLI) + " \"$@\"";
+  const std::string port =
+      "touch planted; mv \"$PWD\" '" + away.string() + "/' && exec " + std::string(AGENT_SESSION_CLI) + " \"$@\"";
   const auto r = run(shell_port(port));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("1 passed, 0 failed\n"), std::string::npos) << r.out;
