@@ -182,8 +182,8 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& d
   conform.insert(conform.end(), options.command.begin(), options.command.end());
   vector.reproduce = {shell_line(port), shell_line(conform)};
   write_vector_files(made, vector);
-  out << "wrote " << terminal_safe(folder.string()) << " (" << vector.checks.size() << " checks; " << vector.rule
-      << ")\n"
+  out << "wrote " << terminal_safe(folder.string()) << " (" << base::counted(vector.checks.size(), "check") << "; "
+      << vector.rule << ")\n"
       << "reproduce: " << terminal_safe(vector.reproduce[0]) << "\n"
       << "           " << terminal_safe(vector.reproduce[1]) << '\n';
   return vector.name;
@@ -212,7 +212,7 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   if (options.time_seconds)
     budget << "for " << *options.time_seconds << " s";
   else
-    budget << limit << " inputs";
+    budget << base::counted(limit, "input");
   out << "fuzz: seed " << seed << ", " << budget.str() << ", " << base::counted(options.jobs, "job") << ", "
       << fuzzer.vectors_.size() << " vector inputs to mutate; port: " << terminal_safe(shell_line(options.command))
       << std::endl;
@@ -245,9 +245,9 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     for (auto& job : jobs) job.join();
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (fuzzer.error_) std::rethrow_exception(fuzzer.error_);
-    out << fuzzer.done_ << " inputs in " << std::fixed << std::setprecision(1) << seconds
+    out << base::counted(fuzzer.done_.load(), "input") << " in " << std::fixed << std::setprecision(1) << seconds
         << " s: " << std::setprecision(1) << (seconds > 0 ? static_cast<double>(fuzzer.done_) / seconds : 0.0)
-        << " inputs/s (" << fuzzer.port_runs_ << " runs of the port)" << std::endl;
+        << " inputs/s (" << base::counted(fuzzer.port_runs_.load(), "run") << " of the port)" << std::endl;
     const auto stop_problems = [&] {
       for (const auto& problem : fuzzer.stop_problems_) {
         err << options.program << " fuzz: the port's harness did not stop cleanly: " << terminal_line(problem) << '\n';

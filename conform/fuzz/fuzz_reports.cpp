@@ -22,7 +22,7 @@ bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed,
   runner::CheckOutcome check;
   check.words = {"fuzz", "--seed", std::to_string(seed), "--runs", std::to_string(inputs)};
   check.args = base::terminal_safe(shell_line(check.words));
-  check.message = std::to_string(inputs) + " inputs, no difference from the reference";
+  check.message = base::counted(inputs, "input") + ", no difference from the reference";
   check.seconds = seconds;
   runner::VectorOutcome vector;
   vector.name = "fuzz_" + std::to_string(seed);

@@ -1,5 +1,6 @@
 #include "conform/rules/rules_table.hpp"
 
+#include "base/printable.hpp"
 #include "conform/runner/conform_judge.hpp"  // is_rule_id, printable, shown
 
 #include <nlohmann/json.hpp>
@@ -125,9 +126,9 @@ void write_text(const RulesTable& table, std::ostream& out) {
   }
   out << "rules without a vector\n";
   for (const auto& reason : table.untested) out << "  " << reason.id << "  " << reason.reason << '\n';
-  out << table.rules.size() << " rules: " << pinned << " pinned by " << usable << " vectors, " << table.untested.size()
-      << " without a vector, each with its reason; " << table.findings.size()
-      << (table.findings.size() == 1 ? " finding\n" : " findings\n");
+  out << base::counted(table.rules.size(), "rule") << ": " << pinned << " pinned by " << base::counted(usable, "vector")
+      << ", " << table.untested.size() << " without a vector, each with its reason; "
+      << base::counted(table.findings.size(), "finding") << '\n';
   for (const auto& finding : table.findings) out << "FAIL " << finding << '\n';
 }
 

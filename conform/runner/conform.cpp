@@ -261,8 +261,9 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   run.seconds = seconds_since(start);
   out << (tap ? "# " : "") << run.passed << " passed, " << run.failed << " failed";
   if (run.skipped > 0) out << ", " << run.skipped << " skipped";
-  if (run.expected_failures > 0) out << ", " << run.expected_failures << " expected failures";
-  if (run.unexpected_passes > 0) out << ", " << run.unexpected_passes << " unexpected passes";
+  if (run.expected_failures > 0) out << ", " << base::counted(run.expected_failures, "expected failure");
+  if (run.unexpected_passes > 0)
+    out << ", " << base::counted(run.unexpected_passes, "unexpected pass", "unexpected passes");
   out << '\n';
   out.flush();
   const bool reports_written = write_reports(run, options.reports, me, err);
@@ -280,7 +281,7 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
     return 1;
   }
   if (options.strict && run.skipped > 0) {
-    err << me << "--strict: " << run.skipped << " vectors skipped";
+    err << me << "--strict: " << base::counted(run.skipped, "vector") << " skipped";
     // A vector of the skip file that passes is a stale entry: say which.
     if (run.skipped_passing > 0)
       err << ", " << run.skipped_passing << " of them passing (remove them from the skip file)";
@@ -289,8 +290,8 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   // A listed failure that no longer fails is a stale entry too: the
   // XPASS lines name each (README.md step 4).
   if (options.strict && run.unexpected_passes > 0) {
-    err << me << "--strict: " << run.unexpected_passes
-        << " vectors with unexpected passes (remove their lines from the known-failures file)\n";
+    err << me << "--strict: " << base::counted(run.unexpected_passes, "vector")
+        << " with unexpected passes (remove their lines from the known-failures file)\n";
   }
   return options.strict && run.skipped + run.unexpected_passes > 0 ? 1 : 0;
 }

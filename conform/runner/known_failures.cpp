@@ -183,7 +183,7 @@ KnownFailures read_known_failures(const std::string& path, const std::vector<Vec
       const std::size_t count = vector->checks.size();
       if (*entry.check >= count) {
         throw std::invalid_argument(where + entry.vector + "#" + std::to_string(*entry.check + 1) + ": " +
-                                    entry.vector + " has " + std::to_string(count) + " checks, numbered from 1 to " +
+                                    entry.vector + " has " + base::counted(count, "check") + ", numbered from 1 to " +
                                     std::to_string(count));
       }
     }

@@ -266,13 +266,13 @@ TEST_F(FakeVectors, StrictFailsOnAnySkipAndNamesTheOnesThatPass) {
             "SKIP y_b: listed in the skip file but passes; remove it from the skip file\n"
             "1 passed, 0 failed, 1 skipped\n");
   EXPECT_EQ(r.err,
-            "agent-session-conform: --strict: 1 vectors skipped, 1 of them passing (remove them from the skip file)\n");
+            "agent-session-conform: --strict: 1 vector skipped, 1 of them passing (remove them from the skip file)\n");
   // A skipped vector that fails is still a skip, and still fails --strict.
   const auto fails_b = shell_port(R"(case "$2" in *y_b*) echo 2 messages;; *) echo 1 messages;; esac)");
   r = conform(dir_, fails_b, {"--skip-file", skip.string(), "--strict"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "SKIP y_b (listed in the skip file)\n1 passed, 0 failed, 1 skipped\n");
-  EXPECT_EQ(r.err, "agent-session-conform: --strict: 1 vectors skipped\n");
+  EXPECT_EQ(r.err, "agent-session-conform: --strict: 1 vector skipped\n");
   // Without --strict, a passing skipped vector is reported, not a failure.
   EXPECT_EQ(conform(dir_, port, {"--skip-file", skip.string()}).exit_code, 0);
   EXPECT_EQ(conform(dir_, port, {"--strict"}).exit_code, 0);

@@ -183,7 +183,7 @@ TEST_F(FakeVectors, AnEntryNamingNoVectorOrCheckIsAUsageErrorNamingTheFileAndLin
   const std::string file = "agent-session-conform: known-failures file '" + kf.string() + "' ";
   EXPECT_EQ(refused("y_a why\n\ny_tpyo why\n"), file + "line 3: no vector named \"y_tpyo\"\n");
   EXPECT_EQ(refused("y_b#3 why\n"), file + "line 1: y_b#3: y_b has 2 checks, numbered from 1 to 2\n");
-  EXPECT_EQ(refused("y_a#2 why\n"), file + "line 1: y_a#2: y_a has 1 checks, numbered from 1 to 1\n");
+  EXPECT_EQ(refused("y_a#2 why\n"), file + "line 1: y_a#2: y_a has 1 check, numbered from 1 to 1\n");
   EXPECT_EQ(
       refused("y_unusable#1 why\n"),
       file + "line 1: y_unusable is unusable (expect.json has no checks): list the vector, not one of its checks\n");
@@ -234,8 +234,7 @@ TEST_F(FakeVectors, TheJsonReportAndTapGiveEachResultItsStatusAndReason) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("      verdict: xfail\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\n# 0 passed, 0 failed, 1 expected failures, 1 unexpected passes\n"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("\n# 0 passed, 0 failed, 1 expected failure, 1 unexpected pass\n"), std::string::npos) << r.out;
 }
 
 }  // namespace
