@@ -1,10 +1,11 @@
 // SPEC.md §1.1's discrimination, written once for any parsed JSON tree:
-// nlohmann's (message.cpp) and the fast path's simdjson tree. A Tree is
+// nlohmann's (JsonTree, discriminate.cpp) and the fast path's simdjson tree. A Tree is
 // how to look at one tree's values:
 //
 //   JsonKind kind(V v)                     what v is
-//   std::optional<V> member(V v, key)      the member `key` of object v (the
-//                                          last one if repeated, as JSON.parse)
+//   std::optional<V> member(V v, key)      the member `key` of object v (a
+//                                          key is there once: repeated keys
+//                                          merged as the line was read, §2)
 //   std::size_t size(V v); V item(V v, i)  array v's items
 //   std::string_view view(V v)             string v, looked at
 //   std::string text(V v)                  string v, copied or moved out

@@ -1,6 +1,6 @@
 // Mechanics, not spec: an object built member by member, as a parser
-// reads it, by js_object.hpp's rules (SPEC.md §2, §3), at a cost linear in
-// its size whatever its keys, and torn down without allocating when memory
+// reads it, by js_object.hpp's rules (SPEC.md §2, §3), at a cost of
+// O(n log n) key comparisons for n members whatever its keys, and torn down without allocating when memory
 // runs out (json_teardown.hpp).
 #pragma once
 
