@@ -105,7 +105,7 @@ void finds(const std::string& mutant, const std::string& seed) {
                                   150s);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   std::smatch found;
-  ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"((\d+) inputs in ([0-9.]+) s)"))) << r.out;
+  ASSERT_TRUE(std::regex_search(r.out, found, std::regex(R"((\d+) inputs? in ([0-9.]+) s)"))) << r.out;
   EXPECT_LT(std::stod(found[2]), 60.0) << r.out;
   std::cout << mutant << ": " << r.out << "(all in "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s)\n";
