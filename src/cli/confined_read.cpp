@@ -32,6 +32,9 @@ namespace fs = std::filesystem;
 
 // The kernel's own limit on symlinks in one resolution (MAXSYMLINKS).
 constexpr int kMaxSymlinks = 40;
+// How often the walk looks again at a part that stopped being a symlink
+// between two calls (a rename racing it) before it gives up (EAGAIN).
+constexpr int kMaxRaces = 1000;
 
 // How the file itself is opened: O_NONBLOCK so a FIFO never waits for a
 // writer, O_NOCTTY so a terminal never becomes ours. No lock is taken.
@@ -98,7 +101,7 @@ Opened open_with_walk(int root, const std::string& relative) {
   const auto current = [&] { return directories.empty() ? root : directories.back().get(); };
   std::deque<std::string> rest;
   push_parts(rest, relative);
-  int symlinks = 0;
+  int symlinks = 0, races = 0;
   while (!rest.empty()) {
     const std::string part = std::move(rest.front());
     rest.pop_front();
@@ -130,8 +133,11 @@ Opened open_with_walk(int root, const std::string& relative) {
     char target[4096];
     const ssize_t length = ::readlinkat(current(), part.c_str(), target, sizeof target);
     if (length < 0) {
-      // Replaced by something that is not a symlink since: look again.
+      // Replaced by something that is not a symlink since: look again,
+      // and the link it no longer is does not count toward kMaxSymlinks.
       if (errno == EINVAL) {
+        if (++races > kMaxRaces) return failed(EAGAIN);
+        --symlinks;
         rest.push_front(part);
         continue;
       }
