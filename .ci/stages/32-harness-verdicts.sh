@@ -25,13 +25,14 @@ mkdir -p "$work"
 # runner's process id, so two runs differ there whatever the port does.
 same_absent_path() { sed -E 's#/agent-session-conform-[0-9]+-[0-9]+-absent/#/agent-session-conform-PID-N-absent/#g'; }
 
-# The JSON report without its timings, keys sorted, one field a line: what
-# the two modes must agree on.
+# The JSON report without its timings and `port` (only a harness port says
+# who it is), keys sorted, one field a line: what the two modes must agree on.
 verdicts() {
   python3 -c '
 import json, sys
 report = json.load(open(sys.argv[1]))
 report["summary"].pop("seconds", None)
+report.pop("port", None)  # what a harness port says of itself at start; exec mode has no start
 for vector in report["results"]:
     vector.pop("seconds", None)
     for check in vector.get("checks", []):
