@@ -5,7 +5,7 @@
 # benchmarks or the fast path, installed with the vectors under
 # build-action/prefix); here its other steps run on that install: install
 # (the dependencies, present), key, then run on the JavaScript oracle
-# (every vector must pass) and on a mutant port with GitHub's annotations
+# in harness mode (every vector must pass) and on a mutant port with GitHub's annotations
 # on (it must fail, with one ::error line per failing check and a JUnit
 # report naming it, and with the oracle's JSON report as its previous
 # report, a job summary naming its newly failing checks).
@@ -19,7 +19,10 @@ start=$SECONDS
 bash $action install
 bash $action key
 
-JUNIT=$work/oracle.xml JSON=$work/oracle.json PORT="node tests/oracle/cli.mjs" bash $action run
+# The oracle in harness mode (one Node.js process, not one per check: exec
+# mode on every vector is 32-harness-verdicts.sh's, and the mutant below
+# runs in exec mode here).
+HARNESS=true JUNIT=$work/oracle.xml JSON=$work/oracle.json PORT="node tests/oracle/cli.mjs" bash $action run
 
 status=0
 rm -f "$work/summary.md"
