@@ -8,8 +8,9 @@
   corpus/conformance beside this folder) against expect.schema.json, and
   its base64 fields (stdin_b64, file_after_b64) for canonical base64;
 - every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
-  KIND being request, response (harness-KIND.schema.json) or expect
-  (expect.schema.json). Each line of a -valid file is one message that the
+  KIND being request, response (harness-KIND.schema.json),
+  adapter-request, adapter-response (KIND.schema.json: the adapter
+  protocol, corpus/conformance/adapter.md) or expect (expect.schema.json). Each line of a -valid file is one message that the
   schema must accept; each line of an -invalid file is
   {"why": "...", "message": M}, and the schema must reject M;
 - with --export FILE, instead: FILE, a document that
@@ -45,6 +46,8 @@ SCHEMAS = {
     "expect": "expect.schema.json",
     "request": "harness-request.schema.json",
     "response": "harness-response.schema.json",
+    "adapter-request": "adapter-request.schema.json",
+    "adapter-response": "adapter-response.schema.json",
     "export": "export.schema.json",
 }
 
@@ -71,8 +74,9 @@ def parse(text):
 def validator(name):
     schema = parse((HERE / name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    # export.schema.json refers to expect.schema.json beside it, by a
-    # relative reference: resolved against this folder.
+    # export.schema.json refers to expect.schema.json beside it, and the
+    # adapter schemas to the harness ones, by relative references: resolved
+    # against this folder.
     resolver = jsonschema.RefResolver(base_uri=(HERE / name).as_uri(), referrer=schema)
     return jsonschema.Draft202012Validator(schema, resolver=resolver)
 
