@@ -60,6 +60,39 @@ function requestProblem(request) {
   return "";
 }
 
+// harness.md §2's limits, read off the line's bytes without recursion
+// (JSON.parse and the mappings would recurse over a value nested 10^6
+// deep): at most 64 levels, at most 10,000 values, keys included.
+const MAX_DEPTH = 64;
+const MAX_VALUES = 10_000;
+export function sizeProblem(line) {
+  const bytes = Buffer.from(line, "utf8");
+  let depth = 0;
+  let values = 0;
+  let inString = false;
+  let previous = 0x5b; // as if after "[": the first token is a value
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (inString) {
+      if (byte === 0x5c) at++; // a backslash: the next byte is escaped
+      else if (byte === 0x22) inString = false;
+      continue;
+    }
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    const startsToken = previous === 0x5b || previous === 0x7b || previous === 0x2c || previous === 0x3a;
+    if (byte === 0x22) inString = true;
+    if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > MAX_DEPTH) return `request nested deeper than ${MAX_DEPTH} levels at byte ${at}`;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+    if ((byte === 0x22 || byte === 0x5b || byte === 0x7b || startsToken) && byte !== 0x5d && byte !== 0x7d &&
+        ++values > MAX_VALUES) {
+      return `request holds more than ${MAX_VALUES} JSON values at byte ${at}`;
+    }
+    previous = byte;
+  }
+  return "";
+}
+
 // What the library raised, on one line (harness.md §2: one message a line
 // is JSON's doing, but a report quotes it).
 function refusal(error) {
@@ -101,11 +134,13 @@ export async function serve(argv, about, adapter) {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     let request;
+    const tooLarge = sizeProblem(line);
     try {
+      if (tooLarge) throw new Error(tooLarge);
       request = JSON.parse(line);
     } catch (error) {
-      request = undefined;
-      process.stdout.write(JSON.stringify({ op: "error", message: `not JSON: ${refusal(error)}` }) + "\n");
+      const message = tooLarge || `not JSON: ${refusal(error)}`;
+      process.stdout.write(JSON.stringify({ op: "error", message }) + "\n");
       continue;
     }
     const response = await answer(request, about, adapter);

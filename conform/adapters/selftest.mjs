@@ -97,6 +97,11 @@ function validateLines(kind, lines, what) {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// The schema check is not vacuous: an answer without its count fails it.
+const checked = spawnSync(python, ["-W", "ignore", validate, "--lines", "adapter-response", "/dev/stdin"],
+                          { input: '{"op":"count","seq":1}\n', encoding: "utf8" });
+if (checked.status !== 1) fail("validate.py --lines", `accepted a count answer without count (exit ${checked.status})`);
+
 const installed = ADAPTERS.filter((adapter) => {
   const ok = existsSync(join(here, adapter.folder, "node_modules"));
   if (!ok) fail(adapter.name, `conform/adapters/${adapter.folder}/node_modules is missing: run node conform/adapters/selftest.mjs --install (npm ci) first`);

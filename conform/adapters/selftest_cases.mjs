@@ -137,6 +137,9 @@ export async function checkAdapter(adapter, ask, fail) {
     ["harness.md's run", { op: "run", seq: 90, argv: ["check", "-"], stdin_b64: "" }, 90],
     ["a message with a field SPEC.md §1 does not define", { op: "count", seq: 91, messages: [{ role: "user", content: "hi", id: 0 }] }, 91],
     ["a negative budget", { op: "trim", seq: 92, budget: -1, messages: SESSION }, 92],
+    // harness.md §2's limits: refused before anything recurses over it.
+    ["an input nested 100,000 levels deep", '{"op":"count","seq":93,"messages":[{"role":"assistant","content":"",' +
+      `"toolCalls":[{"id":"a","name":"f","input":${"[".repeat(1e5)}${"]".repeat(1e5)}}]}]}`, undefined],
   ];
   for (const [why, request, expectedSeq] of refusals) {
     const answer = await ask(request, true);
