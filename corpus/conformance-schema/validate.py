@@ -3,19 +3,24 @@
 
     python3 corpus/conformance-schema/validate.py [--vectors DIR]
     python3 corpus/conformance-schema/validate.py --export FILE
+    python3 corpus/conformance-schema/validate.py --lines KIND FILE
 
 - every vector's expect.json (each folder of DIR, default: the
   corpus/conformance beside this folder) against expect.schema.json, and
   its base64 fields (stdin_b64, file_after_b64) for canonical base64;
 - every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
-  KIND being request, response (harness-KIND.schema.json) or expect
-  (expect.schema.json). Each line of a -valid file is one message that the
+  KIND being request, response (harness-KIND.schema.json),
+  adapter-request, adapter-response (KIND.schema.json: the adapter
+  protocol, corpus/conformance/adapter.md) or expect (expect.schema.json). Each line of a -valid file is one message that the
   schema must accept; each line of an -invalid file is
   {"why": "...", "message": M}, and the schema must reject M;
 - with --export FILE, instead: FILE, a document that
   `agent-session-conform export --format json` wrote, against
   export.schema.json (whose vectors' checks are expect.schema.json's), and
-  its base64 fields for canonical base64.
+  its base64 fields for canonical base64;
+- with --lines KIND FILE, instead: each line of FILE, one message that
+  KIND's schema must accept (as a KIND-valid.jsonl example): the
+  messages a selftest exchanged (conform/adapters/selftest.mjs).
 
 Stricter than plain json.load on purpose, as the runner's parser is: a
 number with a fraction or an exponent (1.0, 1e0) is no integer, a
@@ -45,6 +50,8 @@ SCHEMAS = {
     "expect": "expect.schema.json",
     "request": "harness-request.schema.json",
     "response": "harness-response.schema.json",
+    "adapter-request": "adapter-request.schema.json",
+    "adapter-response": "adapter-response.schema.json",
     "export": "export.schema.json",
 }
 
@@ -71,8 +78,9 @@ def parse(text):
 def validator(name):
     schema = parse((HERE / name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    # export.schema.json refers to expect.schema.json beside it, by a
-    # relative reference: resolved against this folder.
+    # export.schema.json refers to expect.schema.json beside it, and the
+    # adapter schemas to the harness ones, by relative references: resolved
+    # against this folder.
     resolver = jsonschema.RefResolver(base_uri=(HERE / name).as_uri(), referrer=schema)
     return jsonschema.Draft202012Validator(schema, resolver=resolver)
 
@@ -133,6 +141,25 @@ def export_problems(validator, path):
     return problems, document
 
 
+def lines_problems(validator, kind, path):
+    """The problems of FILE's lines, each a message KIND's schema must accept."""
+    try:
+        lines = path.read_bytes().decode("utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as error:
+        return [f"{path}: unreadable: {error}"]
+    problems = []
+    for number, line in enumerate(lines, 1):
+        if line == "":
+            continue
+        try:
+            item = parse(line)
+        except ValueError as error:
+            problems.append(f"{path}:{number}: not JSON: {error}")
+            continue
+        problems += [f"{path}:{number}: not a valid {kind}: {reason}" for reason in why_invalid(validator, item)]
+    return problems
+
+
 def shorten(text, limit=160):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -141,6 +168,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
     parser.add_argument("--export", type=Path, help="validate this export document instead")
+    parser.add_argument("--lines", nargs=2, metavar=("KIND", "FILE"),
+                        help="validate each line of FILE against KIND's schema instead")
     args = parser.parse_args()
 
     problems = []
@@ -151,6 +180,20 @@ def main():
     except (OSError, ValueError, jsonschema.SchemaError) as error:
         sys.stderr.write(f"validate.py: a schema is unusable: {shorten(str(error), 400)}\n")
         return 1
+
+    if args.lines:
+        kind, path = args.lines[0], Path(args.lines[1])
+        if kind not in validators:
+            sys.stderr.write(f"validate.py: --lines: KIND is one of {', '.join(SCHEMAS)}, not {kind!r}\n")
+            return 2
+        problems = lines_problems(validators[kind], kind, path)
+        for problem in problems:
+            sys.stderr.write(problem + "\n")
+        if problems:
+            sys.stderr.write(f"validate.py: {len(problems)} problems in {path}\n")
+            return 1
+        print(f"validate.py: ok ({path}: every line a valid {kind})")
+        return 0
 
     if args.export:
         problems, document = export_problems(validators["export"], args.export)
