@@ -53,8 +53,8 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       options.show_help = true;
       continue;
     }
-    if (word == "--harness") {
-      options.harness = true;
+    if (word == "--harness" || word == "--stop-at-first") {
+      (word == "--harness" ? options.harness : options.stop_at_first) = true;
       continue;
     }
     std::optional<std::string> inline_value;
@@ -62,8 +62,8 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       inline_value = word.substr(eq + 1);
       word.resize(eq);
     }
-    static const std::set<std::string> kOptions = {"--seed",    "--runs",    "--time",        "--jobs",  "--out",
-                                                   "--vectors", "--timeout", "--shrink-time", "--report"};
+    static const std::set<std::string> kOptions = {"--seed",    "--runs",    "--time",        "--jobs",   "--out",
+                                                   "--vectors", "--timeout", "--shrink-time", "--report", "--spec"};
     if (!kOptions.count(word)) throw FuzzUsageError{"unknown option " + quoted(word)};
     if (word != "--report" && !seen.insert(word).second)
       throw FuzzUsageError{word + " is given twice; it takes one value"};
@@ -74,6 +74,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
     if (word == "--time") options.time_seconds = seconds(word, value);
     if (word == "--jobs") options.jobs = static_cast<unsigned>(whole_number(word, value, 1, 64));
     if (word == "--out") options.out = value;
+    if (word == "--spec") options.spec = value;
     if (word == "--vectors") options.vectors = value;
     if (word == "--timeout") options.timeout_seconds = seconds(word, value);
     if (word == "--shrink-time") options.shrink_seconds = seconds(word, value);
@@ -83,6 +84,7 @@ FuzzOptions parse_fuzz_options(const std::vector<std::string>& args) {
       options.reports.push_back(value);
     }
     if ((word == "--out" || word == "--vectors") && value.empty()) throw FuzzUsageError{word + " needs a folder"};
+    if (word == "--spec" && value.empty()) throw FuzzUsageError{"--spec needs a file"};
   }
   if (options.show_help) return options;
   if (options.runs && options.time_seconds) throw FuzzUsageError{"--runs and --time exclude each other: give one"};
