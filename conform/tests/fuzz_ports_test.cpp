@@ -196,6 +196,11 @@ TEST(FuzzPorts, ReportsAreTheRunnersJunitAndJson) {
     EXPECT_FALSE(check.value("reproduce", "").empty()) << check.dump();
   }
   EXPECT_TRUE(a_failing_check) << failed.dump();
+  // The campaign beside the runner's report: one signature, its vector.
+  EXPECT_EQ(failed["fuzz"]["stop_at_first"], true);
+  ASSERT_EQ(failed["fuzz"]["signatures"].size(), 1u) << failed["fuzz"].dump();
+  EXPECT_EQ(failed["fuzz"]["signatures"][0]["vector"], name[1].str());
+  EXPECT_EQ(passed["fuzz"]["differences"], 0);
   const ProcessResult bad = conform({"fuzz", "--report", "xml=x", "--", AGENT_SESSION_CLI}, 10s);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--report: \"xml=x\" is not junit=FILE or json=FILE"), std::string::npos) << bad.err;
