@@ -143,8 +143,10 @@ std::string fuzz_help(const std::string& program) {
          " fuzz --seed 7 --runs 200 --harness -- agent-session\n"
          "  " +
          program +
-         " fuzz --seed 1 --time 60 --harness --out found --report json=fuzz.json -- node "
-         "tests/mutants/trim_first_result_only.mjs   "
+         " fuzz --runs 500 --harness --report json=fuzz.json -- agent-session   # fuzz.json: \"fuzz\", the coverage\n"
+         "  " +
+         program +
+         " fuzz --seed 1 --time 60 --harness --out found -- node tests/mutants/trim_first_result_only.mjs   "
          "# exit 1\n"
          "  sh found/fuzz_1_*/reproduce.sh   # exit 1: the mutant fails the vector it found\n";
 }

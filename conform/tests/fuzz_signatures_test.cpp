@@ -5,6 +5,7 @@
 // that exercised it and the differences it produced, on standard output
 // and in the JSON report's "fuzz" member (corpus/conformance/reports.md).
 #include "conform/fuzz/campaign_tally.hpp"
+#include "conform/fuzz/fuzz_options.hpp"
 #include "conform/fuzz/reference_checks.hpp"
 #include "conform/rules/spec_rules.hpp"
 #include "conform/runner/subprocess.hpp"
@@ -282,6 +283,14 @@ TEST(FuzzSignatures, OurCliShowsNoDifferenceAndEveryRuleInTheCoverage) {
 
 TEST(FuzzSignatures, TheOracleShowsNoDifferenceAndEveryRuleInTheCoverage) {
   no_difference_coverage({"node", kSource + "/tests/oracle/cli.mjs"}, "oracle");
+}
+
+TEST(FuzzSignatures, StopAtFirstAndSpecAreOptions) {
+  EXPECT_FALSE(parse_fuzz_options({"--", "p"}).stop_at_first);  // the campaign goes on by default
+  EXPECT_TRUE(parse_fuzz_options({"--stop-at-first", "--", "p"}).stop_at_first);
+  EXPECT_EQ(parse_fuzz_options({"--", "p"}).spec, "");
+  EXPECT_EQ(parse_fuzz_options({"--spec", "S.md", "--", "p"}).spec, "S.md");
+  EXPECT_THROW(parse_fuzz_options({"--spec", "a", "--spec", "b", "--", "p"}), FuzzUsageError);
 }
 
 TEST(FuzzSignatures, SpecOptionErrors) {
