@@ -1,5 +1,7 @@
 #include "conform/fuzz/compare.hpp"
 
+#include "conform/fuzz/campaign_tally.hpp"
+
 namespace agent_session::conform::fuzz {
 
 std::optional<Mismatch> first_mismatch(runner::PortRunner& port, const std::vector<runner::Check>& checks,
@@ -15,7 +17,7 @@ std::optional<Mismatch> first_mismatch(runner::PortRunner& port, const std::vect
     if (result.end == runner::ProcessEnd::not_started || result.end == runner::ProcessEnd::no_working_folder) {
       throw PortError{result.error};
     }
-    if (auto why = runner::judge(check, result, timeout)) return Mismatch{check, *why};
+    if (auto why = runner::judge(check, result, timeout)) return Mismatch{check, *why, difference_kind(check, result)};
   }
   return std::nullopt;
 }

@@ -27,9 +27,13 @@ struct PortError {
   std::string message;
 };
 
+// How a port's answer differs (campaign_tally.hpp).
+enum class DifferenceKind;
+
 struct Mismatch {
   runner::Check check;  // what the reference answers
   std::string reason;   // how the port's answer differs (the judge's words)
+  DifferenceKind kind;  // the same, as one of a few kinds (campaign_tally.hpp)
 };
 
 // Asks the port `checks` in order (`PORT ARGS FILE`, nothing on standard

@@ -3,6 +3,7 @@
 #include "conform/runner/port_runner.hpp"
 
 #include "base/printable.hpp"
+#include "conform/fuzz/campaign_tally.hpp"
 #include "conform/fuzz/compare.hpp"
 #include "conform/fuzz/fuzz_inputs.hpp"
 #include "conform/fuzz/fuzz_reports.hpp"
@@ -21,6 +22,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -53,6 +55,13 @@ struct Difference {
   std::string reason;
 };
 
+// The differences of one signature (campaign_tally.hpp): how many, and the
+// one at the lowest input number, which is shrunk and written.
+struct Found {
+  std::uint64_t count = 0;
+  Difference first;
+};
+
 class Fuzzer {
  public:
   Fuzzer(const FuzzOptions& options, std::uint64_t seed, std::vector<std::string> vectors)
@@ -64,27 +73,38 @@ class Fuzzer {
     port_options_.harness = options.harness;
   }
 
-  // The first check of `bytes` (in FILE `file`) the port fails, and why.
-  // While shrinking, `same` keeps the difference the same kind: only
-  // checks of its command, and only while the reference's `check` exits
-  // as it did (so a candidate the reference rejects costs no port run).
+  // The first check of `bytes` (in FILE `file`) the port fails, and its
+  // signature. While shrinking, `same` keeps the difference the same: only
+  // checks of its command, only while the reference's `check` exits as it
+  // did (so a candidate the reference rejects costs no port run), and
+  // only a difference of the same signature. `rules`, when given, gets the
+  // rule IDs the reference's checks exercise (the coverage).
   struct Same {
     std::string command;
     int check_exit;
+    Signature signature;
   };
-  std::optional<std::pair<runner::Check, std::string>> differs(runner::PortRunner& port, const std::string& bytes,
-                                                               const InputFolder& folder, std::uint64_t seed,
-                                                               const Same* same) {
+  struct Differs {
+    Mismatch mismatch;
+    Signature signature;
+    std::vector<std::string> rules;  // the rule IDs it breaks
+  };
+  std::optional<Differs> differs(runner::PortRunner& port, const std::string& bytes, const InputFolder& folder,
+                                 std::uint64_t seed, const Same* same, std::vector<std::string>* rules = nullptr) {
     const fs::path file = folder.path / "input.jsonl";
     write_input(folder.fd, file, bytes);
     std::vector<runner::Check> checks = reference_checks(file.string(), seed);
+    if (rules) *rules = exercised_rules(checks, file.string());
     if (same) {
       if (checks.front().exit != same->check_exit) return std::nullopt;
       std::erase_if(checks, [same](const runner::Check& check) { return check.args.front() != same->command; });
     }
     auto found = first_mismatch(port, checks, file.string(), timeout_, [this] { ++port_runs_; });
     if (!found) return std::nullopt;
-    return std::pair{found->check, found->reason};
+    Signature signature = signature_of(*found, file.string());
+    if (same && signature != same->signature) return std::nullopt;
+    std::vector<std::string> pinned = broken_rules(*found, file.string());
+    return Differs{std::move(*found), std::move(signature), std::move(pinned)};
   }
 
   void work(const InputFolder& dir, std::uint64_t limit, Clock::time_point deadline) {
@@ -94,12 +114,19 @@ class Fuzzer {
         const std::uint64_t index = next_++;
         if (index >= limit || index >= stop_at_ || Clock::now() >= deadline || failed_) break;
         const FuzzInput input = fuzz_input(seed_, index, vectors_);
-        auto found = differs(port, input.bytes, dir, input_seed(seed_, index), nullptr);
+        std::vector<std::string> exercised;
+        auto found = differs(port, input.bytes, dir, input_seed(seed_, index), nullptr, &exercised);
         ++done_;
-        if (!found) continue;
         std::lock_guard lock(mutex_);
-        if (!first_ || index < first_->index) first_ = Difference{index, input.bytes, found->first, found->second};
-        stop_at_ = std::min<std::uint64_t>(stop_at_, index);
+        for (const std::string& id : exercised) ++reached_[id].inputs;
+        if (!found) continue;
+        ++differences_;
+        for (const std::string& id : found->rules) ++reached_[id].differences;
+        Found& same = found_[found->signature];
+        if (same.count++ == 0 || index < same.first.index) {
+          same.first = Difference{index, input.bytes, found->mismatch.check, found->mismatch.reason};
+        }
+        if (options_.stop_at_first) stop_at_ = std::min<std::uint64_t>(stop_at_, index);
       }
       judge_stop(port);
     } catch (...) {
@@ -127,7 +154,9 @@ class Fuzzer {
   std::atomic<std::uint64_t> stop_at_{std::numeric_limits<std::uint64_t>::max()};
   std::atomic<bool> failed_{false};
   std::mutex mutex_;
-  std::optional<Difference> first_;
+  std::uint64_t differences_ = 0;
+  std::map<Signature, Found> found_;
+  std::map<std::string, RuleCount> reached_;  // rule ID: its counts
   std::vector<std::string> stop_problems_;
   std::exception_ptr error_;
 };
@@ -139,14 +168,15 @@ std::string lines_of(const std::string& bytes) {
 
 // Shrinks the difference, writes its vector and prints what was found;
 // returns the vector's name.
-std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& dir, std::ostream& out) {
+std::string report(Fuzzer& fuzzer, const Signature& signature, const Difference& found, const InputFolder& dir,
+                   std::ostream& out) {
   const FuzzOptions& options = fuzzer.options_;
   const std::uint64_t seed = input_seed(fuzzer.seed_, found.index);
-  out << "difference at input " << found.index << " (" << found.input.size() << " bytes, " << lines_of(found.input)
-      << "): " << terminal_safe(shell_line(found.check.args)) << ": " << found.reason << '\n';
+  out << "difference " << signature.text() << " at input " << found.index << " (" << found.input.size() << " bytes, "
+      << lines_of(found.input) << "): " << terminal_safe(shell_line(found.check.args)) << ": " << found.reason << '\n';
   const fs::path file = dir.path / "input.jsonl";
   write_input(dir.fd, file, found.input);
-  const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit};
+  const Fuzzer::Same same{found.check.args.front(), reference_check({"check"}, file.string()).exit, signature};
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::milliseconds(static_cast<long long>(options.shrink_seconds * 1000));
   runner::PortRunner runner(fuzzer.port_options_, fuzzer.timeout_);
@@ -168,12 +198,12 @@ std::string report(Fuzzer& fuzzer, const Difference& found, const InputFolder& d
   vector.name = made.name;
   vector.input = small.input;
   vector.checks = reference_checks(file.string(), seed);
-  const runner::Check& shown = still ? still->first : found.check;
+  const runner::Check& shown = still ? still->mismatch.check : found.check;
   vector.rule = spec_rule(shown, file.string());
   vector.rules = spec_rule_ids(shown, file.string());
   vector.about = "found by agent-session-conform fuzz --seed " + std::to_string(fuzzer.seed_) + " (input " +
                  std::to_string(found.index) + "): " + shell_line(options.command) + " failed " +
-                 shell_line(shown.args) + ": " + (still ? still->second : found.reason);
+                 shell_line(shown.args) + ": " + (still ? still->mismatch.reason : found.reason);
   const fs::path& folder = made.path;
   std::vector<std::string> port = options.command;
   port.insert(port.end(), shown.args.begin(), shown.args.end());
@@ -205,6 +235,9 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
         << "': " << terminal_safe(unreadable.message()) << '\n';
     return usage ? 2 : 3;
   }
+  // SPEC.md's rule IDs, read before the campaign: the coverage lists each.
+  const std::optional<std::vector<std::string>> spec_rules = read_coverage_rules(options, err);
+  if (!spec_rules) return 3;
   Fuzzer fuzzer(options, seed, std::move(inputs));
   const std::uint64_t limit =
       options.time_seconds ? std::numeric_limits<std::uint64_t>::max() : options.runs.value_or(1000);
@@ -254,17 +287,33 @@ int run_fuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
       }
       return !fuzzer.stop_problems_.empty();
     };
-    if (!fuzzer.first_) {
-      out << "no difference\n";
-      const bool written = write_no_difference_reports(options, seed, fuzzer.done_, seconds, err);
-      const bool unclean = stop_problems();
+    // One vector per signature, by first input; with --stop-at-first only
+    // the lowest input's, as fuzz did before signatures.
+    std::vector<std::pair<Signature, Found>> found(fuzzer.found_.begin(), fuzzer.found_.end());
+    std::sort(found.begin(), found.end(),
+              [](const auto& a, const auto& b) { return a.second.first.index < b.second.first.index; });
+    if (options.stop_at_first && found.size() > 1) found.resize(1);
+    Campaign campaign{
+        seed, fuzzer.done_, fuzzer.differences_, options.stop_at_first, coverage_table(*spec_rules, fuzzer.reached_),
+        {}};
+    std::vector<std::string> names;
+    for (const auto& [signature, same] : found) {
+      names.push_back(report(fuzzer, signature, same.first, dirs.front(), out));
+      campaign.signatures.push_back({signature, same.count, same.first.index, names.back(),
+                                     shell_line(same.first.check.args), same.first.reason});
+    }
+    if (found.empty()) out << "no difference\n";
+    write_campaign_text(campaign, out);
+    const bool unclean = stop_problems();
+    if (found.empty()) {
+      const bool written = write_no_difference_reports(options, seed, fuzzer.done_, seconds, err) &&
+                           add_campaign_to_reports(options, campaign_json(campaign), err);
       return !written ? 3 : unclean ? 1 : 0;
     }
-    const std::string name = report(fuzzer, *fuzzer.first_, dirs.front(), out);
-    stop_problems();
     if (options.reports.empty()) return 1;
-    const int reported = report_difference(options, name, err);
-    return reported == 3 ? 3 : 1;
+    const int reported = report_difference(options, names, err);
+    if (reported == 3 || !add_campaign_to_reports(options, campaign_json(campaign), err)) return 3;
+    return 1;
   } catch (const PortError& error) {
     err << options.program << " fuzz: cannot run the port: " << terminal_safe(error.message) << '\n';
     return 2;

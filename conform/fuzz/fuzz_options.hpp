@@ -21,6 +21,8 @@ struct FuzzOptions {
   std::string vectors;                 // whose inputs are mutated; "" = the runner's default vectors
   double timeout_seconds = 10;         // per run of the port
   double shrink_seconds = 60;          // at most this long shrinking a difference
+  bool stop_at_first = false;          // stop at the first difference, as fuzz did before signatures
+  std::string spec;                    // SPEC.md, whose rule IDs the coverage lists; "" = the rules command's default
   bool harness = false;                // one long-lived `PORT harness` per job (corpus/conformance/harness.md)
   std::vector<std::string> reports;    // "junit=FILE", "json=FILE" (--report, repeatable), as conform writes them
   std::vector<std::string> command;    // the port: PORT [ARGS...]

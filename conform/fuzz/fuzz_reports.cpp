@@ -6,10 +6,22 @@
 #include "conform/runner/conform_report.hpp"
 #include "conform/runner/conform_select.hpp"
 
+#include "conform/rules/rules_command.hpp"  // default_spec_file
+#include "conform/rules/spec_rules.hpp"
+#include "conform/runner/report_file.hpp"
+#include "conform/runner/vector_files.hpp"
+
 #include <ostream>
 #include <sstream>
 
 namespace agent_session::conform::fuzz {
+namespace {
+
+// What a report or SPEC.md read back may hold: far more than either does.
+constexpr std::size_t kMaxReportBytes = std::size_t{256} << 20;
+constexpr std::size_t kMaxSpecBytes = std::size_t{16} << 20;
+
+}  // namespace
 
 bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed, std::uint64_t inputs, double seconds,
                                  std::ostream& err) {
@@ -34,8 +46,9 @@ bool write_no_difference_reports(const FuzzOptions& options, std::uint64_t seed,
   return runner::write_reports(run, options.reports, options.program + " fuzz: ", err);
 }
 
-int report_difference(const FuzzOptions& options, const std::string& vector_name, std::ostream& err) {
-  std::vector<std::string> args = {"--vectors", options.out, "--only", vector_name};
+int report_difference(const FuzzOptions& options, const std::vector<std::string>& vector_names, std::ostream& err) {
+  std::vector<std::string> args = {"--vectors", options.out};
+  for (const auto& name : vector_names) args.insert(args.end(), {"--only", name});
   if (options.harness) args.push_back("--harness");
   std::ostringstream timeout;
   timeout << options.timeout_seconds;
@@ -45,6 +58,47 @@ int report_difference(const FuzzOptions& options, const std::string& vector_name
   args.insert(args.end(), options.command.begin(), options.command.end());
   std::ostringstream ignored;  // the run's lines: the fuzz run has said what differs
   return runner::conform_main(args, options.program, ignored, err);
+}
+
+bool add_campaign_to_reports(const FuzzOptions& options, const nlohmann::ordered_json& fuzz, std::ostream& err) {
+  for (const auto& report : options.reports) {
+    if (!report.starts_with("json=")) continue;
+    const std::string path = report.substr(5);
+    const std::string me =
+        options.program + " fuzz: cannot write the json report '" + base::terminal_safe(path) + "': ";
+    nlohmann::ordered_json json;
+    try {
+      json = nlohmann::ordered_json::parse(runner::read_named_file(path, kMaxReportBytes, "a report"));
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& error) {
+      err << me << base::terminal_line(error.what()) << '\n';
+      return false;
+    }
+    json["fuzz"] = fuzz;
+    const std::string text = json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (const auto why = runner::write_report_file(path, text)) {
+      err << me << base::terminal_line(*why) << '\n';
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::vector<std::string>> read_coverage_rules(const FuzzOptions& options, std::ostream& err) {
+  const std::string spec = options.spec.empty() ? rules::default_spec_file() : options.spec;
+  try {
+    std::vector<std::string> ids;
+    for (const auto& rule : rules::read_spec_rules(runner::read_named_file(spec, kMaxSpecBytes, "SPEC.md")).rules)
+      ids.push_back(rule.id);
+    return ids;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& error) {
+    err << options.program << " fuzz: cannot read the specification '" << base::terminal_safe(spec)
+        << "': " << base::terminal_line(error.what()) << '\n';
+    return std::nullopt;
+  }
 }
 
 }  // namespace agent_session::conform::fuzz

@@ -94,14 +94,14 @@ TEST(FuzzPorts, AHarnessPortThatHangsOnStopFailsTheRun) {
 }
 
 // The mutant is found (exit 1) before --time 60 runs out, on one job in
-// harness mode; its vector is written, fails the mutant under the normal
-// runner, passes the oracle.
+// harness mode, the run stopping at its first difference (--stop-at-first); its vector is written, fails the mutant
+// under the normal runner, passes the oracle.
 void finds(const std::string& mutant, const std::string& seed) {
   const fs::path out = fresh_dir(mutant);
   const std::string port = kSource + "/tests/mutants/" + mutant + ".mjs";
   const auto started = std::chrono::steady_clock::now();
-  const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--jobs", "1", "--harness", "--shrink-time",
-                                   "20", "--out", out.string(), "--", "node", port},
+  const ProcessResult r = conform({"fuzz", "--seed", seed, "--time", "60", "--stop-at-first", "--jobs", "1",
+                                   "--harness", "--shrink-time", "20", "--out", out.string(), "--", "node", port},
                                   150s);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   std::smatch found;
@@ -177,10 +177,11 @@ TEST(FuzzPorts, ReportsAreTheRunnersJunitAndJson) {
   EXPECT_NE(junit.find("<testcase"), std::string::npos) << junit;
   EXPECT_EQ(junit.find("<failure"), std::string::npos) << junit;
 
-  const ProcessResult found = conform(
-      {"fuzz", "--seed", "1", "--time", "60", "--harness", "--shrink-time", "5", "--out", (out / "found").string(),
-       "--report", "json=" + (out / "found.json").string(), "--", "node", kSource + "/tests/mutants/utf8_bytes.mjs"},
-      150s);
+  const ProcessResult found =
+      conform({"fuzz", "--seed", "1", "--time", "60", "--stop-at-first", "--harness", "--shrink-time", "5", "--out",
+               (out / "found").string(), "--report", "json=" + (out / "found.json").string(), "--", "node",
+               kSource + "/tests/mutants/utf8_bytes.mjs"},
+              150s);
   ASSERT_EQ(found.exit_code, 1) << found.out << found.err;
   std::smatch name;
   ASSERT_TRUE(std::regex_search(found.out, name, std::regex(R"(wrote \S+/(fuzz_\d+_\d+) )"))) << found.out;
@@ -195,6 +196,11 @@ TEST(FuzzPorts, ReportsAreTheRunnersJunitAndJson) {
     EXPECT_FALSE(check.value("reproduce", "").empty()) << check.dump();
   }
   EXPECT_TRUE(a_failing_check) << failed.dump();
+  // The campaign beside the runner's report: one signature, its vector.
+  EXPECT_EQ(failed["fuzz"]["stop_at_first"], true);
+  ASSERT_EQ(failed["fuzz"]["signatures"].size(), 1u) << failed["fuzz"].dump();
+  EXPECT_EQ(failed["fuzz"]["signatures"][0]["vector"], name[1].str());
+  EXPECT_EQ(passed["fuzz"]["differences"], 0);
   const ProcessResult bad = conform({"fuzz", "--report", "xml=x", "--", AGENT_SESSION_CLI}, 10s);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--report: \"xml=x\" is not junit=FILE or json=FILE"), std::string::npos) << bad.err;
