@@ -1,10 +1,14 @@
 #include "conform/fuzz/campaign_tally.hpp"
 
+#include "agent_session/session.hpp"
 #include "base/printable.hpp"
 #include "conform/fuzz/reference_checks.hpp"
+#include "conform/fuzz/rule_triggers.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <ostream>
 #include <set>
 
@@ -50,10 +54,20 @@ std::vector<std::string> exercised_rules(const std::vector<runner::Check>& check
   for (const runner::Check& check : checks) {
     const std::string key = check.error.empty() ? "command " + check.args.front() : check.error.substr(0, 22);
     ids.insert(check.exit == 0 ? "R6-16" : "R6-15");
-    if (check.exit == 1) ids.insert("R6-14");
+    // An error's text on standard error, as §2's "How the text is written" says.
+    if (check.exit == 1) ids.insert({"R6-14", "R2-21", "R2-22"});
     if (!asked.insert(key).second) continue;
     for (auto& id : spec_rule_ids(check, file)) ids.insert(std::move(id));
   }
+  // What the input itself holds: the rules it puts to the test.
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::optional<std::vector<Message>> messages;
+  try {
+    messages = load_session(file);
+  } catch (const SessionError&) {
+  }
+  for (auto& id : triggered_rules(bytes, messages)) ids.insert(std::move(id));
   return {ids.begin(), ids.end()};
 }
 

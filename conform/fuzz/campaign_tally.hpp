@@ -59,10 +59,10 @@ struct Signature {
 // `file`: the input the mismatch was found on, for spec_rule.
 Signature signature_of(const Mismatch& mismatch, const std::string& file);
 
-// The IDs of the rules the reference's checks on one input exercise: each
-// check's spec_rule_ids, and the SPEC.md §6 rules the judge holds every
+// The IDs of the rules one input exercises: what it holds (rule_triggers.hpp),
+// each of the reference's checks' spec_rule_ids, and the SPEC.md §6 rules the judge holds every
 // check to: R6-16 (nothing on standard error on exit 0), R6-15 (nothing on
-// standard output on a failure), R6-14 (the spec's error text on exit 1);
+// standard output on a failure), R6-14, R2-21 and R2-22 (the spec's error text on exit 1, written as §2 says);
 // each ID once, sorted.
 std::vector<std::string> exercised_rules(const std::vector<runner::Check>& checks, const std::string& file);
 
