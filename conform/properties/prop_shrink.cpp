@@ -20,6 +20,16 @@ PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
     found.detail = verdict.detail;
     return true;
   };
+  // The same, at the budget lowered by what the dropped messages counted:
+  // a trimmer that cuts at a count (OpenAI Agents' items) keeps cutting at
+  // the same place only then.
+  const auto keeps_breaking_smaller = [&](PropSession smaller) {
+    std::string why;
+    const auto before = judge.count(found.session.lines, why);
+    const auto after = judge.count(smaller.lines, why);
+    if (!before || !after || *after >= *before || *before - *after > found.budget) return false;
+    return keeps_breaking(std::move(smaller), found.budget - (*before - *after));
+  };
   for (bool progress = true; progress && trials < max_trials;) {
     progress = false;
     // Whole units first (fewer trials), newest last: the newest unit is
@@ -32,11 +42,18 @@ PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
         ++u;
       }
     }
-    for (std::size_t i = 0; i < found.session.messages.size() && found.session.messages.size() > 1;) {
-      if (keeps_breaking(without(found.session, i, i + 1), found.budget)) {
-        progress = true;
-      } else {
-        ++i;
+    // Runs of messages, halving their length down to one: a trimmer that
+    // counts items (OpenAI Agents) moves its cut when one message goes,
+    // but not always when the older half does.
+    for (std::size_t size = found.session.messages.size() / 2; size >= 1; size /= 2) {
+      for (std::size_t i = 0; i < found.session.messages.size() && found.session.messages.size() > 1;) {
+        const std::size_t end = std::min(i + size, found.session.messages.size());
+        if (keeps_breaking(without(found.session, i, end), found.budget) ||
+            keeps_breaking_smaller(without(found.session, i, end))) {
+          progress = true;
+        } else {
+          i = end;
+        }
       }
     }
     // The budget: as low as it goes, halving the distance.

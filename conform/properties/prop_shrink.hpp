@@ -1,7 +1,8 @@
 // Shrinking a violation of the properties mode (trim_judge.hpp): drop
-// whole units (SPEC.md §5.1), then single messages, then lower the budget,
-// each step kept only while the same invariant still breaks, so a case
-// says as little as it takes to show it.
+// whole units (SPEC.md §5.1), then runs of messages down to single ones
+// (at the same budget, or lowered by what they counted), then lower the
+// budget, each step kept only while the same invariant still breaks, so a
+// case says as little as it takes to show it.
 //
 // Example:
 //   PropCase found{session, 250, Invariant::orphan, "kept tool result 3 ..."};
