@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -95,15 +96,26 @@ int properties_main(const std::vector<std::string>& args, const std::string& pro
                                  std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)),
                                  1 << 24,
                                  {},
-                                 {"count", "trim"}});
+                                 {}});
   if (const auto problem = adapter.start()) {
     err << program << " properties: " << *problem << "\n";
+    return 3;
+  }
+  // An adapter (adapter.md) or a port's harness (SPEC.md §6's commands).
+  const auto offers = [&](const char* command) {
+    const auto& commands = adapter.port().commands;
+    return std::find(commands.begin(), commands.end(), command) != commands.end();
+  };
+  const bool port = !offers("count") && offers("estimate") && offers("trim");
+  if (!port && !(offers("count") && offers("trim"))) {
+    err << program << " properties: the harness offers neither count and trim (adapter.md) nor estimate and trim "
+        << "(SPEC.md §6)\n";
     return 3;
   }
   const std::string adapter_name = adapter.port().name + " " + adapter.port().version;
   out << "properties: " << base::terminal_line(adapter_name) << ", seed " << seed << ", " << options.runs
       << " sessions\n";
-  TrimJudge judge(adapter);
+  TrimJudge judge(adapter, port);
   fuzz::SessionWriter writer(seed);
   std::array<std::uint64_t, kInvariantCount> violations{};
   std::uint64_t judged = 0, unjudged = 0;

@@ -101,7 +101,10 @@ as `trim` requests, one budget per session, drawn around the adapter's own
   non-empty  nothing kept, or refused, though the newest unit fits
   budget     the adapter's count of what was kept is over the budget
 The packing of SPEC.md §5.2 (which suffix) and its error texts are not
-judged. A violation is shrunk (units, messages and the budget lowered while
+judged. A port's harness (corpus/conformance/harness.md: estimate and trim
+among its commands, no count) is judged too: `estimate -` is its count,
+`trim --max-chars B -` its trim (exit 1 its refusal), its output lines the
+newest messages. A violation is shrunk (units, messages and the budget lowered while
 the same invariant breaks) and written to OUT/INVARIANT-N/ (session.jsonl,
 budget, adapter, broke.txt); the summary gives each invariant's rate
 (violations / sessions judged).
@@ -125,6 +128,8 @@ Examples:
          R"( properties --report json=lc.json -- node conform/adapters/langchain/adapter.mjs --start-on human
   )" + program +
          R"( properties --out found -- node conform/adapters/openai-agents/adapter.mjs
+  )" + program +
+         R"( properties --runs 300 -- agent-session    (a port: our CLI's harness)
 )";
 }
 

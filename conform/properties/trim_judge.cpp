@@ -22,11 +22,70 @@ std::optional<Invariant> invariant_named(const std::string& name) {
   return std::nullopt;
 }
 
+runner::HarnessAnswer TrimJudge::send(nlohmann::ordered_json request, const std::vector<std::string>& lines) {
+  if (!port_) return adapter_.ask(std::move(request));
+  // A port (SPEC.md §6): count is `estimate -`, trim is `trim --max-chars
+  // B -`, whose exit 1 is the refusal §5.2 asks for; a port answers no
+  // indices, so its output lines are taken as the newest ones, and the
+  // judge compares each with the input line it claims to be (unaltered)
+  // instead of trusting the claim.
+  std::string jsonl;
+  for (const auto& line : lines) jsonl += line + "\n";
+  const bool trim = request["op"] == "trim";
+  std::vector<std::string> argv = {"estimate", "-"};
+  if (trim) argv = {"trim", "--max-chars", std::to_string(request["budget"].get<std::uint64_t>()), "-"};
+  const runner::ProcessResult result = adapter_.run(argv, jsonl);
+  runner::HarnessAnswer answer;
+  if (result.end != runner::ProcessEnd::exited) {
+    answer.problem = "the port's " + argv[0] + " failed: " + (result.error.empty() ? "no exit" : result.error);
+    return answer;
+  }
+  if (trim && result.exit_code == 1) {
+    answer.value = {{"refused", result.err.substr(0, result.err.find('\n'))}};
+    return answer;
+  }
+  if (result.exit_code != 0) {
+    answer.problem = "the port's " + argv[0] + " exited " + std::to_string(result.exit_code);
+    return answer;
+  }
+  if (!trim) {
+    const std::string digits = result.out.substr(0, result.out.find('\n'));
+    if (digits.empty() || digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      answer.problem = "the port's estimate printed no whole number";
+    } else {
+      answer.value = {{"count", std::stoull(digits)}};
+    }
+    return answer;
+  }
+  json kept = json::array(), messages = json::array();
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < result.out.size();) {
+    const std::size_t end = result.out.find('\n', at);
+    out.push_back(result.out.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? result.out.size() : end + 1;
+  }
+  if (out.size() > lines.size()) {
+    answer.problem = "the port's trim printed more lines than it was given";
+    return answer;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const harness::UntrustedJson message = harness::parse_untrusted_json(out[i]);
+    if (!message) {
+      answer.problem = "the port's trim printed a line that is not JSON: " + message.reason;
+      return answer;
+    }
+    kept.push_back(lines.size() - out.size() + i);
+    messages.push_back(message.value);
+  }
+  answer.value = {{"kept", kept}, {"messages", messages}};
+  return answer;
+}
+
 std::optional<std::uint64_t> TrimJudge::count(const std::vector<std::string>& lines, std::string& why) {
   ++requests_;
   nlohmann::ordered_json request = {{"op", "count"},
                                     {"messages", nlohmann::ordered_json::parse(messages_array(lines))}};
-  const runner::HarnessAnswer answer = adapter_.ask(std::move(request));
+  const runner::HarnessAnswer answer = send(std::move(request), lines);
   if (!answer) {
     why = "the adapter failed a count request: " + answer.problem;
     return std::nullopt;
@@ -80,7 +139,7 @@ Verdict TrimJudge::judge(const PropSession& session, std::uint64_t budget) {
   ++requests_;
   nlohmann::ordered_json request = {
       {"op", "trim"}, {"budget", budget}, {"messages", nlohmann::ordered_json::parse(messages_array(session.lines))}};
-  const runner::HarnessAnswer answer = adapter_.ask(std::move(request));
+  const runner::HarnessAnswer answer = send(std::move(request), session.lines);
   if (!answer) return failed("the adapter failed a trim request: " + answer.problem);
   if (member(answer.value, "refused").is_string()) {
     // SPEC.md §5.2: an error only when the newest unit does not fit.

@@ -44,7 +44,9 @@ struct Verdict {
 
 class TrimJudge {
  public:
-  explicit TrimJudge(runner::HarnessClient& adapter) : adapter_(adapter) {}
+  // `port`: the harness speaks SPEC.md §6's commands (harness.md), not
+  // adapter.md's count and trim; send() translates.
+  explicit TrimJudge(runner::HarnessClient& adapter, bool port = false) : adapter_(adapter), port_(port) {}
 
   // The adapter's count of `lines`; none when it refused (`why` says so)
   // or failed the protocol.
@@ -56,7 +58,11 @@ class TrimJudge {
   std::uint64_t requests() const { return requests_; }
 
  private:
+  // One request and its answer in adapter.md §3's form, from an adapter
+  // or translated from a port's runs.
+  runner::HarnessAnswer send(nlohmann::ordered_json request, const std::vector<std::string>& lines);
   runner::HarnessClient& adapter_;
+  bool port_ = false;
   std::uint64_t requests_ = 0;
 };
 

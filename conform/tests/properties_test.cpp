@@ -2,7 +2,8 @@
 // trimmer that keeps the last N messages regardless of SPEC.md §5.1's
 // units is caught as "orphan" and shrunk to a small case; a trimmer of
 // whole units is clean; LangChain's trimMessages breaks the invariants it
-// is known to (when conform_adapters_npm_ci installed it); usage errors
+// is known to (when conform_adapters_npm_ci installed it); a port's
+// harness is judged too (our CLI clean, a mutant caught); usage errors
 // are exit 2.
 #include "conform/runner/subprocess.hpp"
 
@@ -88,6 +89,25 @@ TEST(PropertiesJavaScript, WholeUnitsIsCleanOver400Sessions) {
   EXPECT_FALSE(fs::exists(dir / "found"));
   EXPECT_EQ(report(dir / "r.json")["judged"], 400);
   EXPECT_NE(slurp(dir / "r.xml").find("failures=\"0\""), std::string::npos);
+}
+
+// A port's harness (SPEC.md §6's commands) is judged too: estimate is its
+// count, trim --max-chars its trim.
+TEST(PropertiesPort, OurOwnCliIsCleanOver300Sessions) {
+  const fs::path dir = fresh_dir("self");
+  const ProcessResult r =
+      properties({"--seed", "5", "--runs", "300", "--out", (dir / "found").string(), "--", AGENT_SESSION_CLI});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("properties: 0 violations in 300 sessions"), std::string::npos) << r.out;
+}
+
+TEST(PropertiesJavaScript, MutantPortTrimmingByMessageIsAnOrphan) {
+  const fs::path dir = fresh_dir("mutant");
+  const ProcessResult r = properties({"--seed", "5", "--runs", "300", "--out", (dir / "found").string(), "--", "node",
+                                      kSource + "/tests/mutants/trim_by_message.mjs"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("orphan: kept tool result"), std::string::npos) << r.out;
+  EXPECT_LE(lines_of(dir / "found" / "orphan-1" / "session.jsonl"), 3u);
 }
 
 TEST(PropertiesLangChain, DefaultOrphansAndStartOnHumanEmpties) {
