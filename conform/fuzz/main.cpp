@@ -6,7 +6,9 @@
 // several runs' JSON reports (conform/matrix/matrix_command.hpp), and as
 // `export` the vectors as one JSON document, and as `rules` the table of
 // SPEC.md's rules against the vectors (conform/rules/rules_command.hpp)
-// (conform/exporter/export_command.hpp). `agent-session conform ARGS...`
+// (conform/exporter/export_command.hpp), and as `properties` a history
+// trimmer judged on SPEC.md §5's unit invariants through an adapter
+// (conform/properties/properties_command.hpp). `agent-session conform ARGS...`
 // runs this program in its own place (src/cli/kit_forward.hpp).
 //
 // Standard output reports a closed pipe or a full disk (exit 3 with the
@@ -17,6 +19,7 @@
 #include "conform/exporter/export_command.hpp"
 #include "conform/fuzz/fuzz_command.hpp"
 #include "conform/matrix/matrix_command.hpp"
+#include "conform/properties/properties_command.hpp"
 #include "conform/rules/rules_command.hpp"
 #include "conform/runner/conform_options.hpp"
 #include "conform/runner/report_command.hpp"
@@ -42,6 +45,8 @@ int main(int argc, char** argv) {
       // Reproduce lines run the kit by the path it was run by.
       code = conform::fuzz::fuzz_main(rest, "agent-session-conform", streams.out(), std::cerr,
                                       argc > 0 && argv[0][0] != '\0' ? argv[0] : "agent-session-conform");
+    } else if (first == "properties") {
+      code = conform::properties::properties_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "rules") {
       code = conform::rules::rules_main(rest, "agent-session-conform", streams.out(), std::cerr);
     } else if (first == "export") {

@@ -276,6 +276,9 @@ std::string conform_help(std::string_view program) {
          "'" + name +
          " rules [--vectors DIR] [--spec FILE] [--json]' prints which vectors pin which rule of SPEC.md "
          "(rules --help).\n" +
+         "'" + name +
+         " properties [--seed S] [--runs N] [--out DIR] -- ADAPTER...' judges a history trimmer behind an adapter "
+         "(corpus/conformance/adapter.md) on SPEC.md §5's unit invariants only (properties --help).\n" +
          "Examples (from a clone's root, agent-session and agent-session-conform on PATH):\n" + examples(name);
 }
 

@@ -53,7 +53,8 @@ std::string shown(const json& value) { return excerpt(shown_value(value, 240)); 
 
 // Why `line` is not a start response of protocol 1 (empty: it is), and
 // what the port said of itself.
-std::string start_problem(const std::string& line, HarnessPort& port) {
+std::string start_problem(const std::string& line, const std::vector<std::string>& required, HarnessPort& port,
+                          json& adapter) {
   const UntrustedJson parsed = parse_untrusted_json(line);
   if (parsed.problem == UntrustedJson::Problem::refused) return "answered start with a line " + parsed.reason;
   const json& answer = parsed.value;
@@ -75,11 +76,12 @@ std::string start_problem(const std::string& line, HarnessPort& port) {
   }
   port = {member(about, "name").get<std::string>(), member(about, "version").get<std::string>(),
           member(about, "language").get<std::string>(), commands.get<std::vector<std::string>>()};
-  for (const char* needed : {"check", "estimate", "canon", "trim"}) {
+  for (const std::string& needed : required) {
     if (std::find(port.commands.begin(), port.commands.end(), needed) == port.commands.end()) {
-      return std::string("answered start without ") + needed + " among its commands";
+      return "answered start without " + needed + " among its commands";
     }
   }
+  adapter = member(answer, "adapter").is_object() ? member(answer, "adapter") : json();
   return "";
 }
 
@@ -121,7 +123,7 @@ std::optional<std::string> HarnessClient::start() {
   std::string line, problem;
   switch (process_->exchange("{\"op\":\"start\",\"protocol\":1}\n", line, line_limit(settings_.max_output), deadline)) {
     case LiveProcess::Exchange::answered:
-      problem = start_problem(line, port_);
+      problem = start_problem(line, settings_.required_commands, port_, adapter_);
       if (!problem.empty()) problem = shown_command() + " " + problem;
       break;
     case LiveProcess::Exchange::closed: {
@@ -234,6 +236,49 @@ ProcessResult HarnessClient::run(const std::vector<std::string>& argv, std::stri
   result.end = ProcessEnd::exited;
   result.exit_code = exit.get<int>();
   return result;
+}
+
+HarnessAnswer HarnessClient::ask(nlohmann::ordered_json request) {
+  const auto failure = [&](const std::string& why) {
+    failed(ProcessEnd::harness_failure, "");
+    return HarnessAnswer{json(), why};
+  };
+  if (!process_) {
+    if (failed_starts_ >= kRestartAttempts) {
+      return failure("the harness could not be restarted (" + std::to_string(failed_starts_) +
+                     " attempts in a row failed: " + last_failure_ + ")");
+    }
+    if (const auto problem = start()) return failure("cannot restart: " + *problem);
+  }
+  const std::uint64_t seq = ++seq_;
+  const std::string op = request.value("op", "");
+  request["seq"] = seq;
+  std::string line;
+  switch (process_->exchange(request.dump() + "\n", line, line_limit(settings_.max_output),
+                             Clock::now() + settings_.timeout)) {
+    case LiveProcess::Exchange::timed_out:
+      return failure("no answer to " + op + " within " + std::to_string(settings_.timeout.count()) + " ms");
+    case LiveProcess::Exchange::too_long: return failure("answered " + op + " with a line too long");
+    case LiveProcess::Exchange::closed: {
+      const ProcessResult end =
+          process_->close(Clock::now() + std::min<std::chrono::milliseconds>(settings_.timeout, kHarnessGrace));
+      return failure("ended without answering " + op + " (" + describe_end(end, settings_.timeout) +
+                     stderr_hint(end.err) + ")");
+    }
+    case LiveProcess::Exchange::unasked: return failure(unasked("request " + std::to_string(seq)));
+    case LiveProcess::Exchange::answered: last_answered_ = "request " + std::to_string(seq); break;
+  }
+  UntrustedJson parsed = parse_untrusted_json(line);
+  if (parsed.problem == UntrustedJson::Problem::refused) return failure("answered a line " + parsed.reason);
+  if (!parsed || !parsed.value.is_object()) return failure("answered " + excerpt(line) + ", not a JSON object");
+  const json& got_op = member(parsed.value, "op");
+  if (got_op == "error") return failure("answered an error: " + shown(member(parsed.value, "message")));
+  if (got_op != op) return failure("answered op " + shown(got_op) + " to a " + op + " request");
+  const json& got = member(parsed.value, "seq");
+  if (!got.is_number_unsigned() || got.get<std::uint64_t>() != seq) {
+    return failure("answered seq " + shown(got) + " to " + op + " request " + std::to_string(seq));
+  }
+  return HarnessAnswer{std::move(parsed.value), ""};
 }
 
 std::optional<std::string> HarnessClient::stop() {

@@ -25,6 +25,8 @@
 #include "conform/runner/subprocess.hpp"
 #include "harness/protocol.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +53,17 @@ struct HarnessSettings {
   std::chrono::milliseconds timeout;  // per request, start and stop included
   std::size_t max_output;             // bytes per decoded stream of a run; more fails it
   WorkingFolder folder;               // the folder the port starts in (borrowed descriptor); none: the runner's
+  // What the start answer's `commands` must hold: SPEC.md §6's four for a
+  // port; `count` and `trim` for an adapter (corpus/conformance/adapter.md §3).
+  std::vector<std::string> required_commands = {"check", "estimate", "canon", "trim"};
+};
+
+// The answer to one request of ask(): its JSON object, or why there is none
+// (the process was killed then, and the next request starts a new one).
+struct HarnessAnswer {
+  nlohmann::json value;  // an object whose op and seq are the request's
+  std::string problem;   // empty when answered
+  explicit operator bool() const { return problem.empty(); }
 };
 
 using harness::HarnessPort;  // what the port said of itself in its start response
@@ -67,6 +80,13 @@ class HarnessClient {
   // without answering start: it has no harness mode; stderr: ...").
   std::optional<std::string> start();
   const HarnessPort& port() const { return port_; }
+  // The start answer's `adapter` object (adapter.md §3); null when absent.
+  const nlohmann::json& adapter() const { return adapter_; }
+
+  // Sends `request` (an object with its `op`; `seq` is added) and reads one
+  // answer of the same op and seq, as run() does (restarts, limits, an
+  // `error` answer fails it). For the adapter protocol's requests.
+  HarnessAnswer ask(nlohmann::ordered_json request);
 
   // Runs `argv` (what exec mode passes after CMD) with `input` as its
   // standard input; starts the port first when it is not running, unless
@@ -92,6 +112,7 @@ class HarnessClient {
   HarnessSettings settings_;
   std::unique_ptr<LiveProcess> process_;
   HarnessPort port_;
+  nlohmann::json adapter_;
   std::uint64_t seq_ = 0;
   std::string last_answered_;  // "start", "request 4": what the process last answered
   int failed_starts_ = 0;      // in a row; start() counts them
