@@ -214,7 +214,10 @@ def main(argv):
         import harness
         return harness.serve(execute, PROG)
     stdout_closed = sys.stdout is None      # descriptor 1 closed at start
-    code, out, err = execute(argv, exec_stdin)
+    try:
+        code, out, err = execute(argv, exec_stdin)
+    except Exception as crash:  # a bug of this port: exit 70, one line
+        code, out, err = 70, b"", ("%s: internal error: %r\n" % (PROG, crash)).encode()
     if code == 0 and argv and argv[0] != "append":
         try:
             if stdout_closed:
