@@ -123,13 +123,14 @@ fails the protocol.
 
 Examples:
   )" + program +
-         R"( properties --seed 1 --runs 300 -- node conform/adapters/langchain/adapter.mjs
+         R"( properties --seed 1 --runs 300 -- node conform/adapters/langchain/adapter.mjs   # exit 1: orphans
   )" + program +
-         R"( properties --report json=lc.json -- node conform/adapters/langchain/adapter.mjs --start-on human
+         R"( properties --seed 1 --report json=lc.json -- node conform/adapters/langchain/adapter.mjs --start-on human   # exit 1
   )" + program +
-         R"( properties --out found -- node conform/adapters/openai-agents/adapter.mjs
+         R"( properties --seed 1 --out found -- node conform/adapters/openai-agents/adapter.mjs   # exit 1
   )" + program +
-         R"( properties --runs 300 -- agent-session    (a port: our CLI's harness)
+         R"( properties --seed 1 --runs 300 -- agent-session   # a port, through its harness: exit 0
+(The adapters' packages first: node conform/adapters/selftest.mjs --install.)
 )";
 }
 
