@@ -1,14 +1,11 @@
 #include "conform/fuzz/campaign_tally.hpp"
 
-#include "agent_session/session.hpp"
 #include "base/printable.hpp"
 #include "conform/fuzz/reference_checks.hpp"
 #include "conform/fuzz/rule_triggers.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iomanip>
-#include <iterator>
 #include <ostream>
 #include <set>
 
@@ -46,7 +43,8 @@ Signature signature_of(const Mismatch& mismatch, const std::string& file) {
   return {from == std::string::npos ? rule : rule.substr(from, end - from), mismatch.kind};
 }
 
-std::vector<std::string> exercised_rules(const std::vector<runner::Check>& checks, const std::string& file) {
+std::vector<std::string> exercised_rules(const std::vector<runner::Check>& checks, const std::string& file,
+                                         std::string_view bytes, const std::optional<std::vector<Message>>& messages) {
   std::set<std::string> ids;
   // spec_rule_ids reads only the error's kind, else the command: one call
   // for each (an invalid line's costs a load of `file`).
@@ -60,13 +58,6 @@ std::vector<std::string> exercised_rules(const std::vector<runner::Check>& check
     for (auto& id : spec_rule_ids(check, file)) ids.insert(std::move(id));
   }
   // What the input itself holds: the rules it puts to the test.
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::optional<std::vector<Message>> messages;
-  try {
-    messages = load_session(file);
-  } catch (const SessionError&) {
-  }
   for (auto& id : triggered_rules(bytes, messages)) ids.insert(std::move(id));
   return {ids.begin(), ids.end()};
 }

@@ -11,6 +11,7 @@
 //   campaign_json(campaign)["signatures"][0]["count"]
 #pragma once
 
+#include "agent_session/message.hpp"
 #include "conform/fuzz/compare.hpp"
 #include "conform/runner/conform_judge.hpp"
 #include "conform/runner/subprocess.hpp"
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,7 +66,10 @@ Signature signature_of(const Mismatch& mismatch, const std::string& file);
 // check to: R6-16 (nothing on standard error on exit 0), R6-15 (nothing on
 // standard output on a failure), R6-14, R2-21 and R2-22 (the spec's error text on exit 1, written as §2 says);
 // each ID once, sorted.
-std::vector<std::string> exercised_rules(const std::vector<runner::Check>& checks, const std::string& file);
+// `bytes`: the input, `messages`: the reference's load of it (nullopt when
+// refused), `file`: where it is, for spec_rule_ids.
+std::vector<std::string> exercised_rules(const std::vector<runner::Check>& checks, const std::string& file,
+                                         std::string_view bytes, const std::optional<std::vector<Message>>& messages);
 
 // The IDs of the rules a difference breaks: a stream rule's break R6-15 or
 // R6-16 (SPEC.md §6), an exit-1 answer without the spec's text R6-14 with

@@ -93,8 +93,9 @@ class Fuzzer {
                                  std::uint64_t seed, const Same* same, std::vector<std::string>* rules = nullptr) {
     const fs::path file = folder.path / "input.jsonl";
     write_input(folder.fd, file, bytes);
-    std::vector<runner::Check> checks = reference_checks(file.string(), seed);
-    if (rules) *rules = exercised_rules(checks, file.string());
+    std::optional<std::vector<Message>> messages;
+    std::vector<runner::Check> checks = reference_checks(file.string(), seed, rules ? &messages : nullptr);
+    if (rules) *rules = exercised_rules(checks, file.string(), bytes, messages);
     if (same) {
       if (checks.front().exit != same->check_exit) return std::nullopt;
       std::erase_if(checks, [same](const runner::Check& check) { return check.args.front() != same->command; });

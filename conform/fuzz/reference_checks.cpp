@@ -169,8 +169,9 @@ std::vector<std::uint64_t> budgets(const std::vector<Message>& messages, std::mt
 
 }  // namespace
 
-std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed) {
-  const Loaded loaded = load(file);
+std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed,
+                                            std::optional<std::vector<Message>>* messages) {
+  Loaded loaded = load(file);
   std::vector<runner::Check> checks;
   for (const char* command : {"check", "estimate", "canon"}) checks.push_back(answer({command}, loaded));
   std::mt19937_64 rng(seed);
@@ -181,6 +182,7 @@ std::vector<runner::Check> reference_checks(const std::string& file, std::uint64
     const std::string text = budget == ~std::uint64_t{0} ? "18446744073709551616" : std::to_string(budget);
     checks.push_back(answer({"trim", "--max-chars", text}, loaded));
   }
+  if (messages) *messages = std::move(loaded.messages);
   return checks;
 }
 

@@ -11,9 +11,11 @@
 //   for (const Check& check : reference_checks("/tmp/f/input.jsonl", 7)) judge(check, run_port(check), t);
 #pragma once
 
+#include "agent_session/message.hpp"
 #include "conform/runner/conform_judge.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,10 @@ namespace agent_session::conform::fuzz {
 // and one less, the size of a suffix of units and one less, the estimate of
 // a suffix of messages, now and then 0 or a budget past 2^64. A session
 // that does not load gets one trim. `seed` picks among the boundaries.
-std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed);
+// `messages`, when given, gets the reference's load of FILE (nullopt when
+// it refused it), for what else reads the input (rule_triggers.hpp).
+std::vector<runner::Check> reference_checks(const std::string& file, std::uint64_t seed,
+                                            std::optional<std::vector<Message>>* messages = nullptr);
 
 // What `PORT ARGS FILE` must answer for one of the four commands, as a Check.
 runner::Check reference_check(const std::vector<std::string>& args, const std::string& file);
