@@ -9,8 +9,8 @@
 # Action on that installed runner, as a port's CI does after a cache hit.
 # The fast path is proven equal to the reference in the main build (the
 # differential properties and fuzz replays call both), and the reference
-# configuration passes every vector on s390x and aarch64 too
-# (70-cross-qemu.sh). Seconds. The run's JSON report is a column of the
+# configuration passes every vector on s390x too (70-cross-qemu.sh; and
+# aarch64 nightly). Seconds. The run's JSON report is a column of the
 # conformance matrix (75-matrix.sh).
 set -euo pipefail
 work=$PWD/build-action

@@ -20,7 +20,7 @@ bash $action install
 bash $action key
 
 # The oracle in harness mode (one Node.js process, not one per check: exec
-# mode on every vector is 32-harness-verdicts.sh's, and the mutant below
+# mode on every vector is tools/harness-verdicts', and the mutant below
 # runs in exec mode here).
 HARNESS=true JUNIT=$work/oracle.xml JSON=$work/oracle.json PORT="node tests/oracle/cli.mjs" bash $action run
 

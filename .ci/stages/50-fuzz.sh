@@ -41,9 +41,10 @@ for file in .github/workflows/*.yml conform/action.yml; do
 done
 echo "action-validator: every workflow and the conformance action valid"
 
-# 2. Build exactly as ClusterFuzzLite does, with this stage's sanitizers.
+# 2. Build exactly as ClusterFuzzLite does, with this stage's sanitizers
+#    and line tables only: all a crash's stack trace needs.
 CXX=clang++ \
-  CXXFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
+  CXXFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT="$work/out" SRC="$PWD" WORK="$work" \
   bash .clusterfuzzlite/build.sh
 for target in "${targets[@]}" fuzz_port; do

@@ -4,7 +4,7 @@
 # check of the estimator's fast paths against JSON.stringify(m).length.
 # Figures from a CI machine mean nothing, so unmet targets (exit 3) do not
 # fail CI; a disagreement (exit 1) or a crash does. About 2 minutes; reuses
-# the main build (not Release: fine for answers, not for figures).
+# the main build (Release, the default).
 set -euo pipefail
 status=0
 bench/compare-js --quick --cap-seconds=5 --build-dir=build || status=$?

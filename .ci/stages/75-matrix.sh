@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The conformance matrix (corpus/conformance/reports.md, "The conformance
 # matrix"): the main build's kit runs every vector against our CLI and the
-# JavaScript oracle in harness mode (the verdicts of exec mode: stage 32),
+# JavaScript oracle in harness mode (the verdicts of exec mode: harness_test),
 # each JSON report in build/matrix/, beside those earlier stages wrote
 # there (20-reference-build.sh: the reference build; 70-cross-qemu.sh: s390x
-# and aarch64 under qemu); then `agent-session-conform report` merges them
+# under qemu, and aarch64 nightly); then `agent-session-conform report` merges them
 # into build/matrix/: index.html, a Markdown table and badges/ (CI uploads the
 # folder: .github/workflows/ci.yml). Each run and the whole stage in
 # seconds; under 60 s on 2 cores.

@@ -146,7 +146,8 @@ std::string fuzz_help(const std::string& program) {
          " fuzz --runs 500 --harness --report json=fuzz.json -- agent-session   # fuzz.json: \"fuzz\", the coverage\n"
          "  " +
          program +
-         " fuzz --seed 1 --time 60 --harness --out found -- node tests/mutants/trim_first_result_only.mjs   "
+         " fuzz --seed 1 --time 60 --stop-at-first --harness --out found -- node "
+         "tests/mutants/trim_first_result_only.mjs "
          "# exit 1\n"
          "  sh found/fuzz_1_*/reproduce.sh   # exit 1: the mutant fails the vector it found\n";
 }
