@@ -18,6 +18,7 @@ PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
     found.session = std::move(session);
     found.budget = budget;
     found.detail = verdict.detail;
+    found.returned = verdict.returned;
     return true;
   };
   // The same, at the budget lowered by what the dropped messages counted:

@@ -21,6 +21,7 @@ struct PropCase {
   std::uint64_t budget = 0;
   Invariant invariant = Invariant::orphan;
   std::string detail;
+  nlohmann::json returned;  // the trim answer that broke it (Verdict::returned)
 };
 
 // At most `max_trials` trims are tried; each costs the adapter a few
