@@ -73,6 +73,10 @@ TEST(PropertiesJavaScript, KeepLastNIsAnOrphanShrunkToTwoMessages) {
   const fs::path orphan = dir / "found" / "orphan-1";
   EXPECT_EQ(lines_of(orphan / "session.jsonl"), 2u) << slurp(orphan / "session.jsonl");
   EXPECT_EQ(slurp(orphan / "budget"), "1\n");
+  // Its contents made plain too: only the structure that breaks is left.
+  EXPECT_EQ(slurp(orphan / "session.jsonl"),
+            "{\"role\":\"assistant\",\"content\":\"\",\"toolCalls\":[{\"id\":\"a\",\"name\":\"f\",\"input\":null}]}\n"
+            "{\"role\":\"tool\",\"content\":\"\",\"toolCallId\":\"a\",\"isError\":false}\n");
   EXPECT_EQ(slurp(orphan / "broke.txt").rfind("orphan: kept tool result 1 without its declaring assistant 0", 0), 0u)
       << slurp(orphan / "broke.txt");
   EXPECT_NE(slurp(orphan / "adapter").find("keep_last.mjs"), std::string::npos);
