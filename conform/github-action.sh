@@ -12,7 +12,9 @@
 #            since that JSON report to the job summary
 #            ($GITHUB_STEP_SUMMARY; else standard output), and with
 #            $FUZZ_SECONDS above 0 fuzz the port for that long, a
-#            difference written under $FUZZ_OUT, annotated, failing the step
+#            difference written under $FUZZ_OUT, annotated, failing the step;
+#            with $MODE properties instead: judge the history trimmer
+#            behind $PORT on SPEC.md §5's unit invariants (run_properties)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -38,6 +40,76 @@ boolean() { # NAME VALUE
       return 2
       ;;
   esac
+}
+
+# mode: properties. `agent-session-conform properties` on $PORT, a
+# trimmer's adapter (corpus/conformance/adapter.md) or a port's harness:
+# $PROPERTIES_RUNS sessions from $PROPERTIES_SEED (empty: drawn), each
+# violation shrunk into $PROPERTIES_OUT/INVARIANT-N/ and annotated naming
+# its invariant and case file; the rate per invariant goes to the job
+# summary; $JUNIT holds one test case per invariant, $JSON the counts,
+# rates and case files. A violation is exit 1, as a failing check is.
+run_properties() {
+  local junit=${JUNIT:-agent-session-conformance.xml} json=${JSON:-agent-session-conformance.json}
+  local out=${PROPERTIES_OUT:-agent-session-properties-found} runs=${PROPERTIES_RUNS:-1000}
+  local seed=${PROPERTIES_SEED-1} input name strict
+  # The conformance mode's inputs mean nothing here: one that is set is a
+  # mistake in the workflow, and stops the step rather than being ignored.
+  for input in skip-file:SKIP_FILE known-failures:KNOWN_FAILURES previous-report:PREVIOUS_REPORT only:ONLY; do
+    name=${input#*:}
+    if [ -n "${!name:-}" ]; then
+      echo "::error title=agent-session conformance::${input%%:*}: is an input of mode conformance, not of mode" \
+        "properties (remove it, or run the action twice)" >&2
+      return 2
+    fi
+  done
+  strict=$(boolean strict "${STRICT:-false}") || return 2
+  if [ "$strict" = true ]; then
+    echo "::error title=agent-session conformance::strict: is an input of mode conformance, not of mode properties" >&2
+    return 2
+  fi
+  if [[ ! ${FUZZ_SECONDS:-0} =~ ^0+(\.0+)?$ ]]; then
+    echo "::error title=agent-session conformance::fuzz-seconds: is an input of mode conformance, not of mode" \
+      "properties" >&2
+    return 2
+  fi
+  local args=(properties --runs "$runs" --out "$out" --timeout "${TIMEOUT:-10}" --report "junit=$junit"
+    --report "json=$json")
+  [ -z "$seed" ] || args+=(--seed "$seed")
+  local summary
+  summary=$(mktemp)
+  args+=(--report "markdown=$summary")
+  mkdir -p "$(dirname "$junit")" "$(dirname "$json")"
+  local port
+  read -r -a port <<<"$PORT"
+  local artifact=${ARTIFACT_NAME:-agent-session-properties-${GITHUB_JOB:-job}-${JOB_INDEX:-0}-${RUNNER_OS:-$(uname -s)}-${RUNNER_ARCH:-$(uname -m)}}
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf 'junit=%s\njson=%s\nartifact=%s\nproperties-out=%s\n' "$junit" "$json" "$artifact" "$out" >>"$GITHUB_OUTPUT"
+  fi
+  local status=0 log line label file
+  log=$(mktemp)
+  "$PREFIX/bin/agent-session-conform" "${args[@]}" -- "${port[@]}" | tee "$log" || status=${PIPESTATUS[0]}
+  if [ -n "${GITHUB_ACTIONS:-}" ]; then
+    # One annotation a shrunk violation: `VIOLATION LABEL: what broke (N
+    # messages, budget B; FILE)`, escaped as workflow commands want.
+    while IFS= read -r line; do
+      case "$line" in
+        "VIOLATION "*)
+          label=${line#VIOLATION }
+          label=${label%%:*}
+          file=${line##*; }
+          file=${file%)}
+          file=${file//%/%25}
+          file=${file//:/%3A}
+          file=${file//,/%2C}
+          echo "::error title=properties ${label} (${file})::${line//%/%25}"
+          ;;
+      esac
+    done <"$log"
+  fi
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$summary" ]; then cat "$summary" >>"$GITHUB_STEP_SUMMARY"; fi
+  rm -f "$log" "$summary"
+  return "$status"
 }
 
 case "${1:-}" in
@@ -84,6 +156,19 @@ case "${1:-}" in
     ;;
   run)
     : "${PREFIX:?}" "${PORT:?PORT: the port command}"
+    case "${MODE:-conformance}" in
+      conformance) ;;
+      properties)
+        status=0
+        run_properties || status=$?
+        exit "$status"
+        ;;
+      *)
+        echo "::error title=agent-session conformance::mode: '$MODE' is neither conformance (the vectors) nor" \
+          "properties (SPEC.md §5's unit invariants)" >&2
+        exit 2
+        ;;
+    esac
     junit=${JUNIT:-agent-session-conformance.xml}
     json=${JSON:-agent-session-conformance.json}
     strict=$(boolean strict "${STRICT:-false}") || exit 2

@@ -8,7 +8,11 @@
 # in harness mode (every vector must pass) and on a mutant port with GitHub's annotations
 # on (it must fail, with one ::error line per failing check and a JUnit
 # report naming it, and with the oracle's JSON report as its previous
-# report, a job summary naming its newly failing checks).
+# report, a job summary naming its newly failing checks); then in mode
+# properties, on our CLI through its harness (SPEC.md §5's unit
+# invariants kept: exit 0) and on a planted trimmer that keeps the last N
+# messages (it must fail, one ::error line per shrunk violation naming
+# its invariant and case file, the job summary's orphan rate above 0).
 set -euo pipefail
 work=$PWD/build-action
 export PREFIX=$work/prefix
@@ -45,4 +49,29 @@ grep -q '^junit=' "$work/github-output" || { echo "the action set no junit outpu
 grep -q '^#### Newly failing' "$work/summary.md" ||
   { echo "the job summary names no newly failing check against the oracle's report" >&2; exit 1; }
 echo "mutant port: $failures failing checks, each annotated; JUnit report in $work/mutant.xml"
+
+MODE=properties PROPERTIES_RUNS=1000 PROPERTIES_OUT=$work/self-found JUNIT=$work/self-properties.xml \
+  JSON=$work/self-properties.json PORT="$PREFIX/bin/agent-session" bash $action run
+status=0
+rm -f "$work/properties-summary.md"
+rm -rf "$work/planted-found"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$work/properties-summary.md MODE=properties PROPERTIES_RUNS=200 \
+  PROPERTIES_OUT=$work/planted-found JUNIT=$work/planted.xml JSON=$work/planted.json \
+  PORT="node conform/tests/properties/keep_last.mjs" bash $action run >"$work/planted.log" || status=$?
+if [ "$status" -ne 1 ]; then
+  echo "mode properties passed a trimmer that orphans tool results (exit $status):" >&2
+  tail -5 "$work/planted.log" >&2
+  exit 1
+fi
+violations=$(grep -c '^VIOLATION orphan: ' "$work/planted.log")
+annotations=$(grep -c "^::error title=properties orphan ($work/planted-found/orphan-" "$work/planted.log")
+if [ "$violations" -eq 0 ] || [ "$annotations" -ne "$violations" ]; then
+  echo "expected one annotation per violation: $violations VIOLATION lines, $annotations annotations" >&2
+  exit 1
+fi
+grep -q '^| `orphan` | [1-9]' "$work/properties-summary.md" ||
+  { echo "the job summary gives no orphan rate above 0" >&2; exit 1; }
+grep -q '<testcase classname="properties" name="orphan">' "$work/planted.xml" ||
+  { echo "the JUnit report has no failed orphan test case" >&2; exit 1; }
+echo "planted trimmer: $violations shrunk orphans, each annotated; JUnit report in $work/planted.xml"
 echo "conformance action: $((SECONDS - start)) s"

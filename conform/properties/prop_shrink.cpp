@@ -1,10 +1,49 @@
 #include "conform/properties/prop_shrink.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace agent_session::conform::properties {
+namespace {
+
+// `message` made plainer in the `step`th way, or none when there is no
+// such step: its text emptied, then (an assistant) each tool call dropped
+// or named "f" with a null input, then (a result) isError false. Ids stay:
+// they are what ties a result to its call (SPEC.md §5.1).
+std::optional<Message> plainer(const Message& message, std::size_t step) {
+  Message plain = message;
+  std::string& content = std::visit([](auto& m) -> std::string& { return m.content; }, plain);
+  if (step == 0) {
+    if (content.empty()) return plain;
+    content.clear();
+    return plain;
+  }
+  --step;
+  if (auto* assistant = std::get_if<AssistantMessage>(&plain)) {
+    auto& calls = assistant->tool_calls;
+    if (step < calls.size()) {
+      calls.erase(calls.begin() + static_cast<std::ptrdiff_t>(step));
+      return plain;
+    }
+    step -= calls.size();
+    if (step < calls.size()) {
+      calls[step].name = "f";
+      calls[step].input = ToolInput();
+      return plain;
+    }
+    return std::nullopt;
+  }
+  if (auto* result = std::get_if<ToolResultMessage>(&plain); result && step == 0) {
+    result->is_error = false;
+    return plain;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
   int trials = 0;
@@ -18,6 +57,7 @@ PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
     found.session = std::move(session);
     found.budget = budget;
     found.detail = verdict.detail;
+    found.returned = verdict.returned;
     return true;
   };
   // The same, at the budget lowered by what the dropped messages counted:
@@ -53,6 +93,22 @@ PropCase shrink_case(TrimJudge& judge, PropCase found, int max_trials) {
           progress = true;
         } else {
           i = end;
+        }
+      }
+    }
+    // Then what the messages hold, message by message: a case shows the
+    // structure that breaks, not the generator's random text.
+    for (std::size_t i = 0; i < found.session.messages.size() && trials < max_trials; ++i) {
+      for (std::size_t step = 0;; ++step) {
+        const auto plain = plainer(found.session.messages[i], step);
+        if (!plain) break;
+        if (*plain == found.session.messages[i]) continue;
+        std::vector<Message> messages = found.session.messages;
+        messages[i] = *plain;
+        PropSession simpler = make_session(std::move(messages));
+        if (keeps_breaking(simpler, found.budget) || keeps_breaking_smaller(std::move(simpler))) {
+          progress = true;
+          step = static_cast<std::size_t>(-1);  // the message changed: its steps from the first again
         }
       }
     }

@@ -1,8 +1,9 @@
 #include "conform/properties/properties_command.hpp"
 
 #include "base/printable.hpp"
-#include "conform/properties/prop_shrink.hpp"
+#include "conform/properties/prop_report.hpp"
 #include "conform/properties/properties_options.hpp"
+#include "conform/runner/report_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,19 +18,16 @@
 namespace agent_session::conform::properties {
 namespace {
 
-using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 struct IoError {
   std::string message;
 };
 
-// A budget around the adapter's count of a suffix of whole units (counts[k]:
-// the newest k + 1 units): at it, one below and one above, now and then
-// zero or between two steps, where a trimmer's off-by-one and its unit
-// boundaries show.
-std::uint64_t draw_budget(fuzz::SessionWriter& writer, const std::vector<std::uint64_t>& counts) {
-  const std::uint64_t at = counts[writer.below(counts.size())];
+// A budget around the adapter's count `at` of a suffix of whole units: at
+// it, one below and one above, now and then zero or between two steps,
+// where a trimmer's off-by-one and its unit boundaries show.
+std::uint64_t draw_budget(fuzz::SessionWriter& writer, std::uint64_t at) {
   switch (writer.below(6)) {
     case 0: return at == 0 ? 0 : at - 1;
     case 1: return at + 1;
@@ -60,7 +58,8 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 // The case's folder: what a person needs to replay it by hand or with
-// the adapter (adapter.md §3's count and trim requests).
+// the adapter (adapter.md §3's count and trim requests), and what the
+// trimmer answered. Its session.jsonl is the case's file.
 fs::path write_case(const PropertiesOptions& options, const PropCase& found, std::size_t number) {
   const fs::path folder =
       fs::path(options.out) / (std::string(invariant_name(found.invariant)) + "-" + std::to_string(number));
@@ -73,7 +72,9 @@ fs::path write_case(const PropertiesOptions& options, const PropCase& found, std
   write_file(folder / "budget", std::to_string(found.budget) + "\n");
   write_file(folder / "adapter", shell_line(options.command) + "\n");
   write_file(folder / "broke.txt", std::string(invariant_name(found.invariant)) + ": " + found.detail + "\n");
-  return folder;
+  write_file(folder / "returned.json",
+             found.returned.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return folder / "session.jsonl";
 }
 
 }  // namespace
@@ -117,41 +118,44 @@ int properties_main(const std::vector<std::string>& args, const std::string& pro
       << " sessions\n";
   TrimJudge judge(adapter, port);
   fuzz::SessionWriter writer(seed);
-  std::array<std::uint64_t, kInvariantCount> violations{};
-  std::uint64_t judged = 0, unjudged = 0;
-  ordered_json cases = ordered_json::array();
+  PropRun run;
+  run.seed = seed;
+  run.runs = options.runs;
+  run.command = options.command;
+  run.name = adapter.port().name;
+  run.version = adapter.port().version;
+  run.adapter = adapter.adapter();
   try {
-    for (std::uint64_t run = 0; run < options.runs; ++run) {
+    for (std::uint64_t number = 0; number < options.runs; ++number) {
       const PropSession session = draw_session(writer);
+      // The budget is drawn around the count of the newest k whole units
+      // (SPEC.md §5.1), k drawn first: only that suffix is counted.
+      const std::size_t units = 1 + writer.below(session.units.size());
       std::string why;
-      const std::vector<std::uint64_t> counts = judge.unit_counts(session, why);
+      const auto at = judge.suffix_count(session, units, why);
       Verdict verdict;
       std::uint64_t budget = 0;
-      if (counts.empty()) {
+      if (!at) {
         verdict.failure = why;
       } else {
-        budget = draw_budget(writer, counts);
+        budget = draw_budget(writer, *at);
         verdict = judge.judge(session, budget);
       }
       if (!verdict.failure.empty()) {
-        if (unjudged++ == 0) err << "properties: session " << run << " not judged: " << verdict.failure << "\n";
+        if (run.unjudged++ == 0) err << "properties: session " << number << " not judged: " << verdict.failure << "\n";
         continue;
       }
-      ++judged;
+      ++run.judged;
       if (!verdict.broken) continue;
-      const std::size_t number = ++violations[static_cast<std::size_t>(*verdict.broken)];
-      if (number > options.cases) continue;
-      const PropCase small = shrink_case(judge, {session, budget, *verdict.broken, verdict.detail});
-      const fs::path folder = write_case(options, small, number);
-      out << "  " << invariant_name(small.invariant) << ": " << base::terminal_line(small.detail) << " ("
-          << small.session.lines.size() << " messages, budget " << small.budget << "; " << folder.string() << ")\n";
-      ordered_json lines = ordered_json::array();
-      for (const auto& line : small.session.lines) lines.push_back(ordered_json::parse(line));
-      cases.push_back({{"invariant", invariant_name(small.invariant)},
-                       {"detail", small.detail},
-                       {"budget", small.budget},
-                       {"folder", folder.string()},
-                       {"session", lines}});
+      const std::size_t nth = ++run.violations[static_cast<std::size_t>(*verdict.broken)];
+      if (nth > options.cases) continue;
+      const PropCase small = shrink_case(judge, {session, budget, *verdict.broken, verdict.detail, verdict.returned});
+      const fs::path file = write_case(options, small, nth);
+      // One line a case, `VIOLATION LABEL: ...`, as a CI step reads it
+      // (conform/github-action.sh annotates each).
+      out << "VIOLATION " << invariant_name(small.invariant) << ": " << base::terminal_line(small.detail) << " ("
+          << small.session.lines.size() << " messages, budget " << small.budget << "; " << file.string() << ")\n";
+      run.cases.push_back({small, file.string()});
     }
   } catch (const IoError& error) {
     err << program << " properties: " << error.message << "\n";
@@ -159,60 +163,30 @@ int properties_main(const std::vector<std::string>& args, const std::string& pro
   }
   adapter.stop();
   std::uint64_t total = 0;
-  ordered_json invariants = ordered_json::object();
   for (std::size_t i = 0; i < kInvariantCount; ++i) {
-    total += violations[i];
-    const double rate = judged ? static_cast<double>(violations[i]) / static_cast<double>(judged) : 0.0;
-    invariants[invariant_name(static_cast<Invariant>(i))] = {{"violations", violations[i]}, {"rate", rate}};
-    char percent[32];
-    std::snprintf(percent, sizeof percent, "%.1f%%", 100 * rate);
-    out << "  " << invariant_name(static_cast<Invariant>(i)) << ": " << violations[i] << " / " << judged
-        << " sessions (" << percent << ")\n";
+    total += run.violations[i];
+    out << "  " << invariant_name(static_cast<Invariant>(i)) << ": " << run.violations[i] << " / " << run.judged
+        << " sessions (" << rate_percent(run.violations[i], run.judged) << ")\n";
   }
-  if (unjudged) out << "  not judged: " << unjudged << " sessions (the adapter's count or trim failed)\n";
-  out << "properties: " << total << (total == 1 ? " violation" : " violations") << " in " << judged
+  if (run.unjudged) out << "  not judged: " << run.unjudged << " sessions (the adapter's count or trim failed)\n";
+  out << "properties: " << total << (total == 1 ? " violation" : " violations") << " in " << run.judged
       << " sessions (seed " << seed << ")\n";
+  // Every report is tried; one that cannot be written is exit 3 (as the
+  // runner's, runner/report_file.hpp: only ever a regular file).
+  bool written = true;
   for (const auto& report : options.reports) {
     const std::string kind = report.substr(0, report.find('='));
     const std::string path = report.substr(report.find('=') + 1);
-    std::string text;
-    if (kind == "json") {
-      const ordered_json document = {{"seed", seed},
-                                     {"runs", options.runs},
-                                     {"judged", judged},
-                                     {"unjudged", unjudged},
-                                     {"command", options.command},
-                                     {"port", {{"name", adapter.port().name}, {"version", adapter.port().version}}},
-                                     {"adapter", adapter.adapter()},
-                                     {"invariants", invariants},
-                                     {"cases", cases}};
-      text = document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    } else {
-      text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"properties\" tests=\"" +
-             std::to_string(kInvariantCount) + "\" failures=\"" + std::to_string(total ? 1 : 0) + "\">\n";
-      std::size_t failing = 0;
-      for (std::size_t i = 0; i < kInvariantCount; ++i) {
-        const std::string name = invariant_name(static_cast<Invariant>(i));
-        text += "  <testcase classname=\"properties\" name=\"" + name + "\"";
-        if (violations[i]) {
-          ++failing;
-          text += "><failure message=\"" + std::to_string(violations[i]) + " of " + std::to_string(judged) +
-                  " sessions\"/></testcase>\n";
-        } else {
-          text += "/>\n";
-        }
-      }
-      text += "</testsuite>\n";
-      text.replace(text.find("failures=\"") + 10, 1, std::to_string(failing));
-    }
-    try {
-      write_file(path, text);
-    } catch (const IoError& error) {
-      err << program << " properties: " << error.message << "\n";
-      return 3;
+    const std::string text = kind == "json"    ? json_report(run)
+                             : kind == "junit" ? junit_report(run)
+                                               : markdown_report(run);
+    if (const auto why = runner::write_report_file(path, text)) {
+      err << program << " properties: cannot write the report " << base::terminal_line(path) << ": " << *why << "\n";
+      written = false;
     }
   }
-  if (judged == 0) {
+  if (!written) return 3;
+  if (run.judged == 0) {
     err << program << " properties: no session could be judged\n";
     return 3;
   }

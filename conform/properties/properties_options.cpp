@@ -73,8 +73,8 @@ PropertiesOptions parse_properties_options(const std::vector<std::string>& args)
     } else {
       const auto eq = value->find('=');
       const std::string kind = eq == std::string::npos ? "" : value->substr(0, eq);
-      if ((kind != "json" && kind != "junit") || eq + 1 >= value->size()) {
-        throw PropertiesUsageError{"--report: " + quoted(*value) + " is not json=FILE or junit=FILE"};
+      if ((kind != "json" && kind != "junit" && kind != "markdown") || eq + 1 >= value->size()) {
+        throw PropertiesUsageError{"--report: " + quoted(*value) + " is not json=FILE, junit=FILE or markdown=FILE"};
       }
       options.reports.push_back(*value);
     }
@@ -106,8 +106,9 @@ among its commands, no count) is judged too: `estimate -` is its count,
 `trim --max-chars B -` its trim (exit 1 its refusal), its output lines the
 newest messages. A violation is shrunk (units, messages and the budget lowered while
 the same invariant breaks) and written to OUT/INVARIANT-N/ (session.jsonl,
-budget, adapter, broke.txt); the summary gives each invariant's rate
-(violations / sessions judged).
+budget, adapter, broke.txt, returned.json), announced by one line
+`VIOLATION INVARIANT: what broke (N messages, budget B; OUT/INVARIANT-N/session.jsonl)`;
+the summary gives each invariant's rate (violations / sessions judged).
 
 Options:
   --seed N          the generator's seed (default: drawn and printed)
@@ -115,7 +116,10 @@ Options:
   --out DIR         where shrunk cases are written (default properties-found)
   --cases N         violations shrunk and written per invariant (default 3)
   --timeout SECONDS per request to the adapter (default 10)
-  --report json=FILE | junit=FILE   per-invariant counts and the shrunk cases
+  --report KIND=FILE  repeatable; each names every invariant: json= counts,
+                    rates and the shrunk cases' files; junit= one test case
+                    per invariant, failed when broken; markdown= the rates
+                    as a table (a CI job summary)
   -h, --help        this text
 
 Exit: 0 no violation, 1 violations found, 2 usage, 3 I/O or an adapter that

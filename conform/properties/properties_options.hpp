@@ -18,7 +18,7 @@ struct PropertiesOptions {
   std::string out = "properties-found";
   std::uint64_t cases = 3;           // violations shrunk and written per invariant
   double timeout_seconds = 10;       // per request to the adapter
-  std::vector<std::string> reports;  // "json=FILE", "junit=FILE" (--report, repeatable)
+  std::vector<std::string> reports;  // "json=FILE", "junit=FILE", "markdown=FILE" (--report, repeatable)
   std::vector<std::string> command;  // the adapter: CMD [ARGS...]; `harness` is added
   bool show_help = false;
 };

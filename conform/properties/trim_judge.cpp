@@ -22,8 +22,14 @@ std::optional<Invariant> invariant_named(const std::string& name) {
   return std::nullopt;
 }
 
-runner::HarnessAnswer TrimJudge::send(nlohmann::ordered_json request, const std::vector<std::string>& lines) {
-  if (!port_) return adapter_.ask(std::move(request));
+runner::HarnessAnswer TrimJudge::send(const char* op, std::uint64_t budget, const std::vector<std::string>& lines) {
+  const bool trim = std::string(op) == "trim";
+  if (!port_) {
+    nlohmann::ordered_json request = {{"op", op}};
+    if (trim) request["budget"] = budget;
+    request["messages"] = nlohmann::ordered_json::parse(messages_array(lines));
+    return adapter_.ask(std::move(request));
+  }
   // A port (SPEC.md §6): count is `estimate -`, trim is `trim --max-chars
   // B -`, whose exit 1 is the refusal §5.2 asks for; a port answers no
   // indices, so its output lines are taken as the newest ones, and the
@@ -31,9 +37,8 @@ runner::HarnessAnswer TrimJudge::send(nlohmann::ordered_json request, const std:
   // instead of trusting the claim.
   std::string jsonl;
   for (const auto& line : lines) jsonl += line + "\n";
-  const bool trim = request["op"] == "trim";
   std::vector<std::string> argv = {"estimate", "-"};
-  if (trim) argv = {"trim", "--max-chars", std::to_string(request["budget"].get<std::uint64_t>()), "-"};
+  if (trim) argv = {"trim", "--max-chars", std::to_string(budget), "-"};
   const runner::ProcessResult result = adapter_.run(argv, jsonl);
   runner::HarnessAnswer answer;
   if (result.end != runner::ProcessEnd::exited) {
@@ -82,10 +87,11 @@ runner::HarnessAnswer TrimJudge::send(nlohmann::ordered_json request, const std:
 }
 
 std::optional<std::uint64_t> TrimJudge::count(const std::vector<std::string>& lines, std::string& why) {
+  std::string key;
+  for (const auto& line : lines) key += line + "\n";
+  if (const auto known = counted_.find(key); known != counted_.end()) return known->second;
   ++requests_;
-  nlohmann::ordered_json request = {{"op", "count"},
-                                    {"messages", nlohmann::ordered_json::parse(messages_array(lines))}};
-  const runner::HarnessAnswer answer = send(std::move(request), lines);
+  const runner::HarnessAnswer answer = send("count", 0, lines);
   if (!answer) {
     why = "the adapter failed a count request: " + answer.problem;
     return std::nullopt;
@@ -100,18 +106,15 @@ std::optional<std::uint64_t> TrimJudge::count(const std::vector<std::string>& li
     why = "the adapter answered count without a count (a non-negative integer)";
     return std::nullopt;
   }
+  if (counted_.size() >= 256) counted_.clear();
+  counted_.emplace(std::move(key), value.get<std::uint64_t>());
   return value.get<std::uint64_t>();
 }
 
-std::vector<std::uint64_t> TrimJudge::unit_counts(const PropSession& session, std::string& why) {
-  std::vector<std::uint64_t> counts;
-  for (std::size_t k = session.units.size(); k-- > 0;) {
-    const auto begin = session.lines.begin() + static_cast<std::ptrdiff_t>(session.units[k].begin);
-    const auto value = count(std::vector<std::string>(begin, session.lines.end()), why);
-    if (!value) return {};
-    counts.push_back(*value);
-  }
-  return counts;
+std::optional<std::uint64_t> TrimJudge::suffix_count(const PropSession& session, std::size_t units, std::string& why) {
+  const std::size_t begin = session.units[session.units.size() - units].begin;
+  return count(
+      std::vector<std::string>(session.lines.begin() + static_cast<std::ptrdiff_t>(begin), session.lines.end()), why);
 }
 
 Verdict TrimJudge::judge(const PropSession& session, std::uint64_t budget) {
@@ -128,19 +131,19 @@ Verdict TrimJudge::judge(const PropSession& session, std::uint64_t budget) {
   const std::size_t n = session.lines.size();
   std::string why;
   const std::size_t newest_begin = session.units.back().begin;
-  const auto newest = count(
-      std::vector<std::string>(session.lines.begin() + static_cast<std::ptrdiff_t>(newest_begin), session.lines.end()),
-      why);
+  const auto newest = suffix_count(session, 1, why);
   if (!newest) return failed(why);
   const bool newest_fits = *newest <= budget;
   const std::string newest_text = "the newest unit (messages " + std::to_string(newest_begin) + " to " +
                                   std::to_string(n - 1) + ") counts " + std::to_string(*newest) + " <= budget " +
                                   std::to_string(budget);
   ++requests_;
-  nlohmann::ordered_json request = {
-      {"op", "trim"}, {"budget", budget}, {"messages", nlohmann::ordered_json::parse(messages_array(session.lines))}};
-  const runner::HarnessAnswer answer = send(std::move(request), session.lines);
+  const runner::HarnessAnswer answer = send("trim", budget, session.lines);
   if (!answer) return failed("the adapter failed a trim request: " + answer.problem);
+  verdict.returned = json::object();
+  for (const char* key : {"refused", "kept", "messages"}) {
+    if (answer.value.contains(key)) verdict.returned[key] = answer.value[key];
+  }
   if (member(answer.value, "refused").is_string()) {
     // SPEC.md §5.2: an error only when the newest unit does not fit.
     if (newest_fits)

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace agent_session::conform::properties {
@@ -40,6 +41,7 @@ struct Verdict {
   std::optional<Invariant> broken;  // none: the answer keeps every invariant
   std::string detail;               // what broke, one line
   std::string failure;              // not empty: no verdict (the adapter failed the protocol, or its count refused)
+  nlohmann::json returned;          // the trim answer judged: {"kept","messages"} or {"refused"} (adapter.md §3)
 };
 
 class TrimJudge {
@@ -49,21 +51,26 @@ class TrimJudge {
   explicit TrimJudge(runner::HarnessClient& adapter, bool port = false) : adapter_(adapter), port_(port) {}
 
   // The adapter's count of `lines`; none when it refused (`why` says so)
-  // or failed the protocol.
+  // or failed the protocol. A count is a function of the messages
+  // (adapter.md §3), so one already answered is not asked again: a judged
+  // session costs the adapter a trim and one or two counts, not one count
+  // per unit.
   std::optional<std::uint64_t> count(const std::vector<std::string>& lines, std::string& why);
-  // The counts of the session's suffixes of whole units: [k] is the count
-  // of its newest k + 1 units. Empty with `why` when one could not be had.
-  std::vector<std::uint64_t> unit_counts(const PropSession& session, std::string& why);
+  // The count of the session's newest `units` whole units (SPEC.md §5.1).
+  std::optional<std::uint64_t> suffix_count(const PropSession& session, std::size_t units, std::string& why);
   Verdict judge(const PropSession& session, std::uint64_t budget);
   std::uint64_t requests() const { return requests_; }
 
  private:
-  // One request and its answer in adapter.md §3's form, from an adapter
-  // or translated from a port's runs.
-  runner::HarnessAnswer send(nlohmann::ordered_json request, const std::vector<std::string>& lines);
+  // One request and its answer in adapter.md §3's form (op "count" or
+  // "trim"), from an adapter or translated from a port's runs.
+  runner::HarnessAnswer send(const char* op, std::uint64_t budget, const std::vector<std::string>& lines);
   runner::HarnessClient& adapter_;
   bool port_ = false;
   std::uint64_t requests_ = 0;
+  // Counts answered, by the messages' lines joined; forgotten past a few
+  // hundred (a run judges one session after another).
+  std::unordered_map<std::string, std::uint64_t> counted_;
 };
 
 }  // namespace agent_session::conform::properties

@@ -1,5 +1,6 @@
 // conform/github-action.sh, the script behind the GitHub Action for ports
-// (conform/action.yml), run as the Action runs it, with a fake runner
+// (conform/action.yml), run as the Action runs it (mode conformance and
+// mode properties), with a fake runner
 // prefix whose agent-session-conform is our own `agent-session conform`.
 #include "support/temp_dir.hpp"
 
@@ -35,9 +36,9 @@ class ConformAction : public test_support::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     fs::create_directories(dir_ / "prefix" / "bin");
-    // `report` and `fuzz` take no --vectors first: they are modes.
-    runner("case \"$1\" in report | fuzz) exec '" AGENT_SESSION_CLI "' conform \"$@\" ;; esac\nexec '" AGENT_SESSION_CLI
-           "' conform --vectors '" +
+    // `report`, `fuzz` and `properties` take no --vectors first: they are modes.
+    runner("case \"$1\" in report | fuzz | properties) exec '" AGENT_SESSION_CLI
+           "' conform \"$@\" ;; esac\nexec '" AGENT_SESSION_CLI "' conform --vectors '" +
            kSource + "/corpus/conformance' \"$@\"\n");
   }
 
@@ -255,6 +256,78 @@ TEST_F(ConformAction, FuzzSecondsFuzzesThePortAfterTheVectors) {
   EXPECT_TRUE(written);
 }
 
+// mode: properties judges the trimmer behind `port` on SPEC.md §5's unit
+// invariants: our own CLI (through its harness mode) keeps them all, the
+// job summary gives each invariant's rate and JUnit a test case each.
+TEST_F(ConformAction, PropertiesModeIsCleanOnOurCli) {
+  const std::string env =
+      "MODE=properties PROPERTIES_RUNS=300 JUNIT=reports/p.xml JSON=reports/p.json "
+      "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY='" +
+      path("summary.md").string() + "' GITHUB_OUTPUT='" + path("github-output").string() + "'";
+  const ScriptRun r = run(env);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("properties: 0 violations in 300 sessions (seed 1)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("::error"), std::string::npos) << r.out;
+  const std::string markdown = read(path("summary.md"));
+  EXPECT_NE(markdown.find("### Trimmer properties: agent-session"), std::string::npos) << markdown;
+  for (const char* label : {"orphan", "split", "suffix", "unaltered", "non-empty", "budget"}) {
+    EXPECT_NE(markdown.find("| `" + std::string(label) + "` | 0 | 0.00% |"), std::string::npos) << label << markdown;
+    EXPECT_NE(read(dir_ / "work" / "reports" / "p.xml").find("name=\"" + std::string(label) + "\"/>"),
+              std::string::npos)
+        << label;
+  }
+  EXPECT_EQ(nlohmann::json::parse(read(dir_ / "work" / "reports" / "p.json")).at("judged"), 300);
+  EXPECT_NE(read(path("github-output")).find("properties-out=agent-session-properties-found\n"), std::string::npos);
+}
+
+// A planted trimmer that keeps the last N messages orphans tool results:
+// the step fails, each shrunk violation annotated with its invariant and
+// case file (which exists), and the summary's orphan rate is not zero.
+TEST_F(ConformAction, PropertiesModeAnnotatesEachViolationWithItsInvariantAndCase) {
+  const ScriptRun r =
+      run("MODE=properties PROPERTIES_SEED=3 PROPERTIES_RUNS=100 PROPERTIES_OUT=found "
+          "GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY='" +
+          path("summary.md").string() + "' PORT='node " + kSource + "/conform/tests/properties/keep_last.mjs'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string annotation = "::error title=properties orphan (found/orphan-1/session.jsonl)::VIOLATION orphan: ";
+  EXPECT_NE(r.out.find(annotation), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "work" / "found" / "orphan-1" / "session.jsonl"));
+  std::size_t violations = 0, annotations = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    violations += line.rfind("VIOLATION ", 0) == 0;
+    annotations += line.rfind("::error title=properties ", 0) == 0;
+  }
+  EXPECT_GT(violations, 0u);
+  EXPECT_EQ(annotations, violations) << r.out;
+  const std::string markdown = read(path("summary.md"));
+  EXPECT_NE(markdown.find("| `orphan` | "), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("| `orphan` | 0 |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("`found/orphan-1/session.jsonl` (2 messages, budget 1)"), std::string::npos) << markdown;
+}
+
+// An unknown mode, and an input of mode conformance given in mode
+// properties, stop the step (exit 2) naming it; the properties mode's own
+// usage errors are exit 2 too.
+TEST_F(ConformAction, ModeIsConformanceOrPropertiesAndTheOtherModesInputsAreRefused) {
+  ScriptRun r = run("MODE=vectors");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("mode: 'vectors' is neither conformance"), std::string::npos) << r.err;
+  for (const char* env : {"ONLY=y_user_valid", "KNOWN_FAILURES=k.txt", "SKIP_FILE=s.txt", "PREVIOUS_REPORT=p.json",
+                          "STRICT=true", "FUZZ_SECONDS=5"}) {
+    r = run(std::string("MODE=properties PROPERTIES_RUNS=5 ") + env);
+    EXPECT_EQ(r.exit_code, 2) << env << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("is an input of mode conformance, not of mode properties"), std::string::npos) << r.err;
+  }
+  r = run("MODE=properties PROPERTIES_RUNS=lots");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--runs: \"lots\" is not a whole number"), std::string::npos) << r.err;
+  // The default mode is conformance: the vectors run.
+  r = run("MODE=conformance ONLY=y_user_valid");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 passed, 0 failed"), std::string::npos) << r.out;
+}
+
 // Every input action.yml declares reaches the script (an input declared
 // and never passed on is silently ignored by GitHub).
 TEST(ConformActionInputs, EveryInputIsPassedOn) {
@@ -274,7 +347,8 @@ TEST(ConformActionInputs, EveryInputIsPassedOn) {
     EXPECT_NE(action.find("${{ inputs." + name + " }}"), std::string::npos) << name;
   }
   EXPECT_GE(inputs, 15);
-  for (const char* name : {"harness", "json-report", "known-failures", "fuzz-seconds"}) {
+  for (const char* name : {"harness", "json-report", "known-failures", "fuzz-seconds", "mode", "properties-seed",
+                           "properties-runs", "properties-out"}) {
     EXPECT_NE(action.find("\n  " + std::string(name) + ":\n"), std::string::npos) << name;
   }
 }

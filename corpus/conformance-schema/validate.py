@@ -4,6 +4,7 @@
     python3 corpus/conformance-schema/validate.py [--vectors DIR]
     python3 corpus/conformance-schema/validate.py --export FILE
     python3 corpus/conformance-schema/validate.py --lines KIND FILE
+    python3 corpus/conformance-schema/validate.py --properties FILE
 
 - every vector's expect.json (each folder of DIR, default: the
   corpus/conformance beside this folder) against expect.schema.json, and
@@ -11,13 +12,17 @@
 - every example in examples/: KIND-valid.jsonl and KIND-invalid.jsonl,
   KIND being request, response (harness-KIND.schema.json),
   adapter-request, adapter-response (KIND.schema.json: the adapter
-  protocol, corpus/conformance/adapter.md) or expect (expect.schema.json). Each line of a -valid file is one message that the
+  protocol, corpus/conformance/adapter.md), properties-report (the JSON
+  report of agent-session-conform properties) or expect (expect.schema.json). Each line of a -valid file is one message that the
   schema must accept; each line of an -invalid file is
   {"why": "...", "message": M}, and the schema must reject M;
 - with --export FILE, instead: FILE, a document that
   `agent-session-conform export --format json` wrote, against
   export.schema.json (whose vectors' checks are expect.schema.json's), and
   its base64 fields for canonical base64;
+- with --properties FILE, instead: FILE, the JSON report of
+  `agent-session-conform properties --report json=FILE`, against
+  properties-report.schema.json;
 - with --lines KIND FILE, instead: each line of FILE, one message that
   KIND's schema must accept (as a KIND-valid.jsonl example): the
   messages a selftest exchanged (conform/adapters/selftest.mjs).
@@ -53,6 +58,7 @@ SCHEMAS = {
     "adapter-request": "adapter-request.schema.json",
     "adapter-response": "adapter-response.schema.json",
     "export": "export.schema.json",
+    "properties-report": "properties-report.schema.json",
 }
 
 
@@ -168,6 +174,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
     parser.add_argument("--export", type=Path, help="validate this export document instead")
+    parser.add_argument("--properties", type=Path, help="validate this properties report instead")
     parser.add_argument("--lines", nargs=2, metavar=("KIND", "FILE"),
                         help="validate each line of FILE against KIND's schema instead")
     args = parser.parse_args()
@@ -180,6 +187,21 @@ def main():
     except (OSError, ValueError, jsonschema.SchemaError) as error:
         sys.stderr.write(f"validate.py: a schema is unusable: {shorten(str(error), 400)}\n")
         return 1
+
+    if args.properties:
+        try:
+            report = parse(args.properties.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            sys.stderr.write(f"{args.properties}: unreadable: {shorten(str(error))}\n")
+            return 1
+        problems = [f"{args.properties}: {r}" for r in why_invalid(validators["properties-report"], report)]
+        for problem in problems:
+            sys.stderr.write(problem + "\n")
+        if problems:
+            sys.stderr.write(f"validate.py: {len(problems)} problems in {args.properties}\n")
+            return 1
+        print(f"validate.py: ok ({args.properties}: a properties report of {report['judged']} sessions)")
+        return 0
 
     if args.lines:
         kind, path = args.lines[0], Path(args.lines[1])
