@@ -241,6 +241,16 @@ TEST(ConformOurCli, PassesEveryVector) {
   EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
 }
 
+// The same in harness mode: one process per job answers every check
+// through the commands exec mode runs. The sanitized build runs this one
+// (exec mode's thousand process starts are the volume it leaves out, their
+// command lines and streams checked by cli_test and the runner's checks).
+TEST(ConformOurCli, PassesEveryVectorInHarnessMode) {
+  const auto r = conform(kVectors, {AGENT_SESSION_CLI}, {"--harness", "--jobs", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, std::to_string(vector_count()) + " passed, 0 failed\n");
+}
+
 // The JavaScript runs use harness mode (corpus/conformance/harness.md):
 // one Node process per job instead of one per command line, with the
 // same verdicts as exec mode (harness_test: HarnessSameVerdicts).
