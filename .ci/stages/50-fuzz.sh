@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Fuzzing (fuzz/README.md): lint the GitHub workflows, build every fuzz
 # target with ClusterFuzzLite's own build.sh (clang, libFuzzer, ASan+UBSan),
-# then run each of the seven targets for FUZZ_SECONDS (25) from its seed
+# then run each of the seven targets for FUZZ_SECONDS (20) from its seed
 # corpus, two at a time (four rounds: under 2 minutes; the campaigns at
 # scale are ClusterFuzzLite's, .github/workflows/). Any crash, leak, UB report, broken invariant or timeout fails the
 # stage; the reproducer is left in build-fuzz-ci/artifacts/. Then
 # fuzz_port, a port against the reference: the JavaScript oracle for
-# PORT_SECONDS (30) with no difference, and a mutant port found from no
+# PORT_SECONDS (20) with no difference, and a mutant port found from no
 # seeds and written as a vector it fails.
 # About 5 minutes on 2 cores: 2-3 to build, 2 to fuzz, 1 for fuzz_port.
 set -euo pipefail
-seconds=${FUZZ_SECONDS:-25}
+seconds=${FUZZ_SECONDS:-20}
 jobs=${FUZZ_JOBS:-2}
 work=$PWD/build-fuzz-ci
 targets=(fuzz_load_session fuzz_session_file fuzz_parse_message fuzz_simd_line_parser fuzz_estimate fuzz_trim fuzz_number)
@@ -88,7 +88,7 @@ for ((i = 0; i < ${#targets[@]}; i += jobs)); do
 done
 
 # 4. fuzz_port: the oracle agrees with the reference; a mutant does not.
-port_seconds=${PORT_SECONDS:-30}
+port_seconds=${PORT_SECONDS:-20}
 fuzz_port() { # fuzz_port NAME SECONDS SEEDS PORT...: runs fuzz_port on PORT from SEEDS (a folder)
   local name=$1 limit=$2 seeds=$3
   shift 3
