@@ -1,5 +1,5 @@
 // The canonical writer's pieces (reference/canonical.hpp, SPEC.md §3):
-// string literals, values, and the message writer over a sink. The public
+// string literals, values, and the message's line. The public
 // results (to_canonical_json) are checked in message_test.cpp.
 #include "reference/canonical.hpp"
 
@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace agent_session::reference {
@@ -51,17 +52,11 @@ TEST(AppendJsonString, KeepsValidUtf8RawAndRejectsTheRest) {
   }
 }
 
-// Any buffer with append(string_view) and push_back(char) can be printed
-// into (the fast path prints into its TextBuffer).
-TEST(AppendJsonString, PrintsIntoAnyByteBuffer) {
-  struct Bytes {
-    std::vector<char> bytes;
-    void append(std::string_view text) { bytes.insert(bytes.end(), text.begin(), text.end()); }
-    void push_back(char c) { bytes.push_back(c); }
-  };
-  Bytes out;
+// Appended: what `out` holds stays before it.
+TEST(AppendJsonString, AppendsAfterWhatIsThere) {
+  std::string out = "[";
   append_json_string(out, "q\"\n\x01\xC3\xA9");
-  EXPECT_EQ(std::string(out.bytes.begin(), out.bytes.end()), literal("q\"\n\x01\xC3\xA9"));
+  EXPECT_EQ(out, "[" + literal("q\"\n\x01\xC3\xA9"));
 }
 
 std::string value_text(const Json& value, int depth = 1) {
@@ -98,18 +93,21 @@ TEST(AppendCanonicalValue, CountsNestingFromTheGivenDepth) {
   EXPECT_EQ(value_text(Json(1.0), kMaxNestingDepth + 5), "1") << "a scalar adds no level";
 }
 
-TEST(WriteMessage, WritesThroughTheSinkWhatToCanonicalJsonReturns) {
-  const std::vector<Message> messages = {
-      UserMessage{"hi \"you\"\n"},
-      AssistantMessage{"", {}},
-      AssistantMessage{"c", {ToolCall{"1", "read", Json{{"path", "a"}, {"0", 1}}}, ToolCall{"2", "n", Json(nullptr)}}},
-      ToolResultMessage{"out", "1", true},
+// Keys in the normalized order of SPEC.md §1, appended after what `out`
+// holds.
+TEST(AppendCanonicalLine, AppendsTheLineAfterWhatIsThere) {
+  const std::vector<std::pair<Message, std::string>> lines = {
+      {UserMessage{"hi \"you\"\n"}, R"({"role":"user","content":"hi \"you\"\n"})"},
+      {AssistantMessage{"", {}}, R"({"role":"assistant","content":"","toolCalls":[]})"},
+      {AssistantMessage{"c", {ToolCall{"1", "read", Json{{"path", "a"}, {"0", 1}}}, ToolCall{"2", "n", Json(nullptr)}}},
+       R"({"role":"assistant","content":"c","toolCalls":[{"id":"1","name":"read","input":{"0":1,"path":"a"}},)"
+       R"({"id":"2","name":"n","input":null}]})"},
+      {ToolResultMessage{"out", "1", true}, R"({"role":"tool","content":"out","toolCallId":"1","isError":true})"},
   };
-  for (const Message& message : messages) {
-    std::string out;
-    StringSink sink{out};
-    write_message(sink, message);
-    EXPECT_EQ(out, to_canonical_json(message));
+  for (const auto& [message, line] : lines) {
+    std::string out = "before\n";
+    append_canonical_line(out, message);
+    EXPECT_EQ(out, "before\n" + line);
   }
 }
 

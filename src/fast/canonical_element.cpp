@@ -1,7 +1,6 @@
 #include "fast/canonical_element.hpp"
 
 #include "fast/js_number.hpp"
-#include "reference/canonical.hpp"
 #include "reference/js_object.hpp"
 #include "reference/object_building.hpp"
 
@@ -14,10 +13,46 @@
 namespace agent_session::fast {
 namespace {
 
-using reference::append_json_string;
 using reference::is_array_index;
 
 namespace dom = simdjson::dom;
+
+// A string as JSON.stringify prints it (SPEC.md §3): `"`, `\` and
+// U+0000..U+001F escaped (`\b \f \n \r \t`, the others as `\u00xx`),
+// everything else raw. The reference's append_json_string also checks the
+// UTF-8; here simdjson has checked it. tests/fast/canonical_element_test.cpp
+// holds the two equal on every ASCII byte and on characters of each length.
+void append_json_string(TextBuffer& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t run = 0;  // start of the pending run of raw bytes
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text.substr(run, i - run));
+    run = i + 1;
+    char* at = out.room(6);
+    *at++ = '\\';
+    switch (c) {
+      case '"': *at++ = '"'; break;
+      case '\\': *at++ = '\\'; break;
+      case '\b': *at++ = 'b'; break;
+      case '\f': *at++ = 'f'; break;
+      case '\n': *at++ = 'n'; break;
+      case '\r': *at++ = 'r'; break;
+      case '\t': *at++ = 't'; break;
+      default:
+        *at++ = 'u';
+        *at++ = '0';
+        *at++ = '0';
+        *at++ = kHex[c >> 4];
+        *at++ = kHex[c & 0xF];
+    }
+    out.advance_to(at);
+  }
+  out.append(text.substr(run));
+  out.push_back('"');
+}
 
 // Tool inputs have a handful of keys: comparing each with those before it
 // costs less than sorting them, up to about this many.

@@ -1,14 +1,14 @@
 #include "fast/measure.hpp"
 
+#include "fast/message_sink.hpp"
 #include "fast/simd_line_parser.hpp"
 #include "fast/utf8_kernels.hpp"
-#include "reference/canonical.hpp"
 #include "reference/units.hpp"
 
 namespace agent_session::fast {
 namespace {
 
-// The canonical writer's sink (reference/canonical.hpp) that only counts
+// The canonical writer's sink (message_sink.hpp) that only counts
 // the UTF-16 code units the line would be.
 struct Utf16CountSink {
   std::uint64_t units = 0;
@@ -25,7 +25,7 @@ struct Utf16CountSink {
 
 std::uint64_t measure(const Message& message) {
   Utf16CountSink sink;
-  reference::write_message(sink, message);
+  write_message(sink, message);
   return sink.units;
 }
 

@@ -3,11 +3,11 @@
 #include "agent_session/session.hpp"
 #include "fast/canonical_element.hpp"
 #include "fast/text_buffer.hpp"
-#include "reference/canonical.hpp"
-#include "reference/discriminate.hpp"
+#include "fast/tree_discriminate.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_teardown.hpp"
 #include "reference/object_building.hpp"
+#include "reference/tool_input_access.hpp"
 
 #include <simdjson.h>
 
@@ -20,7 +20,6 @@ namespace agent_session::fast {
 namespace {
 
 namespace dom = simdjson::dom;
-using reference::JsonKind;
 
 static_assert(kSimdPadding >= simdjson::SIMDJSON_PADDING);
 
@@ -109,7 +108,7 @@ ToolInput tool_input_of(dom::element input, TextBuffer& scratch) {
   return ToolInput(std::move(value));
 }
 
-// simdjson's tree as the discriminator looks at it (discriminate.hpp).
+// simdjson's tree as the discriminator looks at it (tree_discriminate.hpp).
 struct SimdTree {
   using V = dom::element;
   TextBuffer& scratch;
@@ -206,7 +205,7 @@ Message SimdLineParser::parse(std::string_view line, std::size_t line_number, st
     parser_->release_buffers_after(line);
     return reference_.parse(line, line_number);
   }
-  auto verdict = reference::discriminate(parser_->tree, *root);
+  auto verdict = discriminate(parser_->tree, *root);
   if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);
   }

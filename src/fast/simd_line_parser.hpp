@@ -2,8 +2,8 @@
 // through a JSONL line, which answers only when it is sure of the same
 // answer (SPEC.md §2).
 //
-// simdjson parses; the one discriminator of SPEC.md §1.1
-// (reference/discriminate.hpp) reads simdjson's tree. When simdjson rejects
+// simdjson parses; the fast path's discriminator of SPEC.md §1.1
+// (tree_discriminate.hpp) reads simdjson's tree. When simdjson rejects
 // a line or cannot be sure of it (a number it will not read, a byte-order
 // mark, a line too long for it), the reference parser
 // (reference::JsonLineParser) gives the answer, so every error keeps its

@@ -10,8 +10,7 @@ std::string loadable_lines(std::span<const Message> messages) {
   std::string lines;
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const std::size_t start = lines.size();
-    reference::StringSink sink{lines};
-    reference::write_message(sink, messages[i]);
+    reference::append_canonical_line(lines, messages[i]);
     if (lines.size() - start > kMaxLineBytes) throw MessageTooLong(i, messages.size(), lines.size() - start);
     lines.push_back('\n');
   }

@@ -1,13 +1,49 @@
 #include "reference/canonical.hpp"
 
+#include "base/utf8.hpp"
 #include "reference/js_number.hpp"
 #include "reference/js_object.hpp"
+#include "reference/tool_input_access.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 #include <vector>
 
 namespace agent_session::reference {
+
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  std::size_t run = 0;  // start of the pending run of raw bytes
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const std::size_t length = base::utf8_sequence_length(text, i);
+      if (length == 0) throw SerializationError("string is not valid UTF-8");
+      i += length;
+      continue;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    out.append(text.substr(run, i - run));
+    static constexpr char kShort[] = {'b', 't', 'n', 0, 'f', 'r'};  // for \b \t \n \v \f \r
+    static constexpr char kHex[] = "0123456789abcdef";
+    if (c == '"' || c == '\\') {
+      out.append(c == '"' ? "\\\"" : "\\\\");
+    } else if (c >= '\b' && c <= '\r' && kShort[c - '\b'] != 0) {
+      out.push_back('\\');
+      out.push_back(kShort[c - '\b']);
+    } else {
+      const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+      out.append(escape, 6);
+    }
+    run = ++i;
+  }
+  out.append(text.substr(run));
+  out.push_back('"');
+}
 
 void append_canonical_value(std::string& out, const Json& value, int depth) {
   using Type = Json::value_t;
@@ -58,6 +94,36 @@ void append_canonical_value(std::string& out, const Json& value, int depth) {
     case Type::discarded: break;
   }
   throw SerializationError("value has no JSON form");
+}
+
+void append_canonical_line(std::string& out, const Message& message) {
+  out += "{\"role\":\"";
+  out += role_of(message);
+  out += "\",\"content\":";
+  std::visit([&](const auto& m) { append_json_string(out, m.content); }, message);
+  if (const auto* assistant = std::get_if<AssistantMessage>(&message)) {
+    out += ",\"toolCalls\":[";
+    for (std::size_t i = 0; i < assistant->tool_calls.size(); ++i) {
+      const ToolCall& call = assistant->tool_calls[i];
+      out += i == 0 ? "{\"id\":" : ",{\"id\":";
+      append_json_string(out, call.id);
+      out += ",\"name\":";
+      append_json_string(out, call.name);
+      out += ",\"input\":";
+      if (const auto& value = ToolInputAccess::unprintable(call.input)) {
+        append_canonical_value(out, *value, kToolInputDepth);  // throws
+      } else {
+        out += ToolInputAccess::canonical_json(call.input);
+      }
+      out += '}';
+    }
+    out += ']';
+  } else if (const auto* result = std::get_if<ToolResultMessage>(&message)) {
+    out += ",\"toolCallId\":";
+    append_json_string(out, result->tool_call_id);
+    out += result->is_error ? ",\"isError\":true" : ",\"isError\":false";
+  }
+  out += '}';
 }
 
 }  // namespace agent_session::reference

@@ -99,16 +99,14 @@ std::optional<Message> parse_session_message(Json&& json) {
 
 std::string to_canonical_json(const Message& message) {
   std::string out;
-  reference::StringSink sink{out};
-  reference::write_message(sink, message);
+  reference::append_canonical_line(out, message);
   return out;
 }
 
 std::string to_canonical_jsonl(std::span<const Message> messages) {
   std::string text;
-  reference::StringSink sink{text};
   for (const auto& message : messages) {
-    reference::write_message(sink, message);
+    reference::append_canonical_line(text, message);
     text.push_back('\n');
   }
   return text;

@@ -1,6 +1,8 @@
 // The fast path's estimate and trim (src/fast/fast_path.hpp) against the
-// reference (reference/reference.hpp, SPEC.md §4, §5): fast::measure, the
-// counting sink, against the UTF-16 length of the printed line;
+// reference (reference/reference.hpp, SPEC.md §4, §5): the fast canonical
+// writer (message_sink.hpp), through a sink that prints, against the
+// reference's line byte for byte; fast::measure, the counting sink,
+// against the UTF-16 length of the printed line;
 // fast::estimate_context_chars and fast::trim_context (declarers found on
 // demand, sizes measured in blocks read forwards) against reference::'s,
 // on generated histories with messages that cannot be serialized among
@@ -10,6 +12,8 @@
 
 #include "agent_session/context.hpp"
 #include "base/utf8.hpp"
+#include "fast/message_sink.hpp"
+#include "reference/canonical.hpp"
 #include "reference/reference.hpp"
 
 #include <gtest/gtest.h>
@@ -170,6 +174,48 @@ Outcome trim_by(std::span<const Message> (*trim)(std::span<const Message>, std::
     const std::span<const Message> kept = trim(messages, budget);
     return Outcome{static_cast<std::uint64_t>(kept.data() - messages.data()), kept.size(), ""};
   });
+}
+
+// A sink that prints, as the reference does.
+struct PrintingSink {
+  std::string& out;
+  void ascii(std::string_view text) { out.append(text); }
+  void utf8(std::string_view text) { out.append(text); }
+  void string(std::string_view text) { reference::append_json_string(out, text); }
+};
+
+// A line, or "SerializationError: " and its text.
+template <class Print>
+std::string printed_by(Print&& print) {
+  std::string out;
+  try {
+    print(out);
+  } catch (const SerializationError& error) {
+    return std::string("SerializationError: ") + error.what();
+  }
+  return out;
+}
+
+// The fast writer's keys, their text and their order, against the
+// reference's line (SPEC.md §3). The counting sink sees only lengths: a
+// key written otherwise, or in another order, would leave the estimate
+// right and go unseen by the tests below.
+TEST(MessageSink, PrintsTheReferencesLineOrThrowsItsError) {
+  Histories histories(5);
+  std::size_t failures = 0;
+  for (int round = 0; round < 40; ++round) {
+    for (const Message& message : histories.history(60, 8)) {
+      const std::string expected =
+          printed_by([&](std::string& out) { reference::append_canonical_line(out, message); });
+      if (expected.starts_with("SerializationError")) ++failures;
+      ASSERT_EQ(printed_by([&](std::string& out) {
+                  PrintingSink sink{out};
+                  write_message(sink, message);
+                }),
+                expected);
+    }
+  }
+  EXPECT_GT(failures, 50u) << "messages that cannot be printed are among them";
 }
 
 // fast::measure against printing and counting, message by message:

@@ -1,4 +1,4 @@
-// fast::SimdLineParser (simdjson, then the one discriminator) against the
+// fast::SimdLineParser (simdjson, then its discriminator) against the
 // reference line parser, reference::JsonLineParser (parse_json_line, then
 // discriminate_record), on every case where simdjson's own rules differ
 // from JavaScript's or from ours (SPEC.md §1.1, §2, §2.1), and on every
