@@ -6,6 +6,7 @@
 // item 9, and "Hardening, round two", items 4 and 5.
 #include "conform/runner/subprocess.hpp"
 #include "support/fake_vectors.hpp"
+#include "support/processes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace agent_session {
@@ -33,6 +35,26 @@ using test_support::FakeVectors;
 using test_support::kOneMessage;
 using test_support::shell_port;
 using test_support::without_reproduce;
+
+// The scans of /proc below read processes that may end at any moment: one
+// reaped between the open and the read of its cmdline made a stream's read
+// throw (ESRCH) and failed a test at random; proc_text calls it gone.
+TEST(ProcText, AProcessReapedBetweenOpenAndReadIsGoneNotAnError) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  EXPECT_NE(test_support::proc_text(child, "cmdline"), "");
+  std::ifstream opened("/proc/" + std::to_string(child) + "/cmdline", std::ios::binary);
+  ASSERT_TRUE(opened.is_open());
+  ::kill(child, SIGKILL);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  EXPECT_ANY_THROW(std::string(std::istreambuf_iterator<char>(opened), {}));  // what the scans met
+  EXPECT_EQ(test_support::proc_text(child, "cmdline"), "");
+  EXPECT_EQ(test_support::proc_text(child, "stat"), "");
+}
 
 // The pids that the daemons of a port wrote into `dir`, one file each.
 std::vector<pid_t> daemon_pids(const fs::path& dir) {
@@ -63,11 +85,9 @@ std::string daemonizing_port(const fs::path& pids, const char* hang) {
          hang + " ]; then sleep 1000; fi; printf '1 messages\\n'";
 }
 
-// The command line of process `pid`, NULs and all ("" once it is gone).
-std::string command_line(pid_t pid) {
-  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(cmdline), {});
-}
+// The command line of process `pid`, NULs and all ("" once it is gone,
+// also while it is read).
+std::string command_line(pid_t pid) { return test_support::proc_text(pid, "cmdline"); }
 
 // Every pid in `pids` that still runs `sleep` (every daemon here does),
 // killed so that a failing run leaves nothing behind. The command line
@@ -321,10 +341,9 @@ TEST_F(Daemons, AGrowingChainOfSessionsIsKilledWhole) {
       const std::string name = entry.path().filename().string();
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
       const pid_t pid = static_cast<pid_t>(std::stol(name));
-      std::ifstream stat(entry.path() / "stat");
-      std::string line;
-      std::getline(stat, line);
-      if (line.find(") Z ") == std::string::npos && command_line(pid).find(marker) != std::string::npos) {
+      const std::string stat = test_support::proc_text(pid, "stat");
+      if (!stat.empty() && stat.find(") Z ") == std::string::npos &&
+          command_line(pid).find(marker) != std::string::npos) {
         pids.push_back(pid);
       }
     }

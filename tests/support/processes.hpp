@@ -121,4 +121,20 @@ class Sleeper {
   pid_t pid_ = -1;
 };
 
+// The text of /proc/PID/NAME (e.g. "cmdline", "stat"), or "" once the
+// process is gone. read(2), not a stream: a process that exits between
+// the open and the read makes the read fail with ESRCH, which libstdc++'s
+// filebuf throws as an exception rather than ending the stream.
+inline std::string proc_text(pid_t pid, const char* name) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  return n < 0 ? std::string() : text;
+}
+
 }  // namespace agent_session::test_support
