@@ -170,6 +170,15 @@ def shorten(text, limit=160):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def any_reported(problems, where):
+    """Writes each problem, then their count, to standard error; True when there were any."""
+    for problem in problems:
+        sys.stderr.write(problem + "\n")
+    if problems:
+        sys.stderr.write(f"validate.py: {len(problems)} problems in {where}\n")
+    return bool(problems)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", type=Path, default=HERE.parent / "conformance", help="the vectors' folder")
@@ -195,10 +204,7 @@ def main():
             sys.stderr.write(f"{args.properties}: unreadable: {shorten(str(error))}\n")
             return 1
         problems = [f"{args.properties}: {r}" for r in why_invalid(validators["properties-report"], report)]
-        for problem in problems:
-            sys.stderr.write(problem + "\n")
-        if problems:
-            sys.stderr.write(f"validate.py: {len(problems)} problems in {args.properties}\n")
+        if any_reported(problems, args.properties):
             return 1
         print(f"validate.py: ok ({args.properties}: a properties report of {report['judged']} sessions)")
         return 0
@@ -209,20 +215,14 @@ def main():
             sys.stderr.write(f"validate.py: --lines: KIND is one of {', '.join(SCHEMAS)}, not {kind!r}\n")
             return 2
         problems = lines_problems(validators[kind], kind, path)
-        for problem in problems:
-            sys.stderr.write(problem + "\n")
-        if problems:
-            sys.stderr.write(f"validate.py: {len(problems)} problems in {path}\n")
+        if any_reported(problems, path):
             return 1
         print(f"validate.py: ok ({path}: every line a valid {kind})")
         return 0
 
     if args.export:
         problems, document = export_problems(validators["export"], args.export)
-        for problem in problems:
-            sys.stderr.write(problem + "\n")
-        if problems:
-            sys.stderr.write(f"validate.py: {len(problems)} problems in {args.export}\n")
+        if any_reported(problems, args.export):
             return 1
         print(f"validate.py: ok ({args.export}: {len(document['vectors'])} vectors, "
               f"{len(document['runner_checks'])} runner checks, vectors {document['vectors_version']})")
