@@ -99,10 +99,7 @@ run_properties() {
           label=${label%%:*}
           file=${line##*; }
           file=${file%)}
-          file=${file//%/%25}
-          file=${file//:/%3A}
-          file=${file//,/%2C}
-          echo "::error title=properties ${label} (${file})::${line//%/%25}"
+          echo "::error title=$(as_property "properties ${label} (${file})")::${line//%/%25}"
           ;;
       esac
     done <"$log"
@@ -110,6 +107,14 @@ run_properties() {
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$summary" ]; then cat "$summary" >>"$GITHUB_STEP_SUMMARY"; fi
   rm -f "$log" "$summary"
   return "$status"
+}
+
+# TEXT as a workflow command's property value: %, colon and comma escaped
+# (a message escapes % alone: ${line//%/%25}).
+as_property() { # TEXT
+  local text=${1//%/%25}
+  text=${text//:/%3A}
+  echo "${text//,/%2C}"
 }
 
 case "${1:-}" in
@@ -224,10 +229,7 @@ case "${1:-}" in
           "FAIL "*)
             title=${line#FAIL }
             title=${title%%:*}
-            title=${title//%/%25}
-            title=${title//:/%3A}
-            title=${title//,/%2C}
-            echo "::error title=conformance ${title}::${line//%/%25}"
+            echo "::error title=$(as_property "conformance ${title}")::${line//%/%25}"
             ;;
           "XPASS "*) # a known failure that passes: its line can go
             echo "::warning title=conformance unexpected pass::${line//%/%25}"

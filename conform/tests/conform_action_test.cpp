@@ -283,6 +283,20 @@ TEST_F(ConformAction, PropertiesModeIsCleanOnOurCli) {
 // A planted trimmer that keeps the last N messages orphans tool results:
 // the step fails, each shrunk violation annotated with its invariant and
 // case file (which exists), and the summary's orphan rate is not zero.
+// A title is a workflow command's property: %, colon and comma in it are
+// escaped (as_property in conform/github-action.sh), or GitHub cuts the
+// title there.
+TEST_F(ConformAction, AnAnnotationsTitleEscapesPercentColonAndComma) {
+  const ScriptRun r =
+      run("MODE=properties PROPERTIES_SEED=3 PROPERTIES_RUNS=100 PROPERTIES_OUT='f%o,u:nd' "
+          "GITHUB_ACTIONS=true PORT='node " +
+          kSource + "/conform/tests/properties/keep_last.mjs'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("::error title=properties orphan (f%25o%2Cu%3And/orphan-1/session.jsonl)::VIOLATION orphan: "),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(ConformAction, PropertiesModeAnnotatesEachViolationWithItsInvariantAndCase) {
   const ScriptRun r =
       run("MODE=properties PROPERTIES_SEED=3 PROPERTIES_RUNS=100 PROPERTIES_OUT=found "
