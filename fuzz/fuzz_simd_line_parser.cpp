@@ -1,7 +1,8 @@
 // Differential: the fast path's line parser (fast::SimdLineParser,
-// simdjson in front of the reference) against the reference line parser
-// (reference::JsonLineParser: parse_json_line, then SPEC.md §1.1's
-// discrimination) must never change an answer. On arbitrary bytes:
+// simdjson in front of the reference) against the reference's
+// (reference::parse_session_line: parse_json_line, then SPEC.md §1.1's
+// discrimination), each through the seam (entry::fast_path,
+// entry::reference_path), must never change an answer. On arbitrary bytes:
 // - parse() gives an equal Message, or throws a SessionError of the same
 //   kind, line and what() (SPEC.md §2);
 // - whenever json() answers, parse_json_line accepts the same line and
@@ -9,17 +10,19 @@
 //   same bits (-0 included), same key order, same duplicate-key outcome;
 // - neither answer depends on the bytes past the line's end (the padding
 //   simdjson reads) or on whether the line is copied or read in place;
-// - the load loop (entry::load_lines) gives the same messages, or the
-//   same error, with either parser.
+// - the load (entry::load_lines: the line reader, then §2's loop) gives the
+//   same messages, or the same error, with either parser, and the same as
+//   §2's loop over the bytes split in memory (reference::LinesInMemory).
 // Built with the fast path only (AGENT_SESSION_FAST).
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
 
+#include "entry/implementation.hpp"
 #include "entry/load.hpp"
 #include "fast/simd_line_parser.hpp"
 #include "fuzz_support.hpp"
 #include "reference/json_line.hpp"
-#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -75,7 +78,7 @@ std::string with_hostile_padding(std::string_view line) {
   return padded;
 }
 
-Verdict parse_with(reference::LineParser& parser, std::string_view line, std::size_t readable_after) {
+Verdict parse_with(entry::LineParser& parser, std::string_view line, std::size_t readable_after) {
   try {
     return parser.parse(line, 7, readable_after);
   } catch (const SessionError& error) {
@@ -83,9 +86,19 @@ Verdict parse_with(reference::LineParser& parser, std::string_view line, std::si
   }
 }
 
-LoadVerdict load_with(reference::LineParser& parser, std::string_view bytes) {
+LoadVerdict load_with(entry::LineParser& parser, std::string_view bytes) {
   try {
     return entry::load_lines(parser, entry::read_from(bytes), /*from_file=*/false, nullptr, bytes.size());
+  } catch (const SessionError& error) {
+    return error;
+  }
+}
+
+LoadVerdict load_in_memory(std::string_view bytes) {
+  try {
+    reference::LinesInMemory lines(bytes);
+    return reference::load_lines(
+        lines, [](const reference::Line& line) { return reference::parse_session_line(line.text, line.number); });
   } catch (const SessionError& error) {
     return error;
   }
@@ -115,8 +128,8 @@ void check_same(const std::variant<Value, SessionError>& fast, const std::varian
   FUZZ_CHECK(std::get<Value>(fast) == std::get<Value>(reference), "the parsers read otherwise: " + escaped(bytes));
 }
 
-void check_line(fast::SimdLineParser& fast, reference::JsonLineParser& reference, std::string_view line) {
-  if (line.empty()) return;  // parse() takes non-empty lines (line_parser.hpp)
+void check_line(entry::LineParser& fast, entry::LineParser& reference, std::string_view line) {
+  if (line.empty()) return;  // parse() takes non-empty lines (entry/implementation.hpp)
   const Verdict expected = parse_with(reference, line, 0);
   check_same(parse_with(fast, line, 0), expected, line);
   const std::string padded = with_hostile_padding(line);
@@ -145,13 +158,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace agent_session;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // Reused, as the loader reuses them line after line.
-  static fast::SimdLineParser fast;
-  static reference::JsonLineParser reference;
-  fuzz::check_json(fast, bytes);
+  static fast::SimdLineParser simd;
+  static const auto fast_parser = entry::fast_path.make_line_parser();
+  static const auto reference_parser = entry::reference_path.make_line_parser();
+  fuzz::check_json(simd, bytes);
   for (const std::string_view line : fuzz::split_lines(bytes)) {
-    if (line.size() != bytes.size()) fuzz::check_json(fast, line);
-    fuzz::check_line(fast, reference, line);
+    if (line.size() != bytes.size()) fuzz::check_json(simd, line);
+    fuzz::check_line(*fast_parser, *reference_parser, line);
   }
-  fuzz::check_same(fuzz::load_with(fast, bytes), fuzz::load_with(reference, bytes), bytes);
+  const fuzz::LoadVerdict loaded = fuzz::load_with(*reference_parser, bytes);
+  fuzz::check_same(fuzz::load_with(*fast_parser, bytes), loaded, bytes);
+  fuzz::check_same(fuzz::load_in_memory(bytes), loaded, bytes);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "entry/load.hpp"
 
 #include "agent_session/session.hpp"
+#include "reference/load.hpp"
 #include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
@@ -89,7 +90,8 @@ TEST(LineReader, LinesAcrossPiecesAreWhole) {
   std::string input;
   std::mt19937_64 random(20261201);
   for (int i = 0; i < 300; ++i) input += std::string(random() % 40, static_cast<char>('a' + i % 26)) + "\n";
-  input += std::string(3 << 20, 'z') + "\n" + "tail";  // longer than the first buffer
+  input.append(std::size_t{3} << 20, 'z');  // longer than the first buffer
+  input += "\ntail";
   const std::vector<Seen> whole = lines_of(input);
   ASSERT_EQ(whole.size(), 302u);
   EXPECT_EQ(whole.back(), (Seen{"tail", 302, false}));
@@ -101,6 +103,25 @@ TEST(LineReader, LinesAcrossPiecesAreWhole) {
                  read_ahead),
         whole)
         << "random sizes";
+  }
+}
+
+// The reader gives the lines SPEC.md §2's split gives (the reference's
+// reference::LinesInMemory: split on `\n`, numbered physically), on
+// random inputs of line breaks, carriage returns and text, whatever the
+// pieces they arrive in.
+TEST(LineReader, GivesTheLinesOfTheReferencesSplit) {
+  std::mt19937_64 random(20261204);
+  for (int round = 0; round < 500; ++round) {
+    std::string input;
+    const std::size_t size = random() % 60;
+    for (std::size_t i = 0; i < size; ++i) input += "\n\n\ra b"[random() % 6];
+    std::vector<Seen> split;
+    reference::LinesInMemory lines(input);
+    while (const auto line = lines.next()) split.push_back({std::string(line->text), line->number, line->terminated});
+    SCOPED_TRACE(input);
+    EXPECT_EQ(lines_of(input), split);
+    EXPECT_EQ(lines_of(pieces_of(input, [&](std::size_t) { return 1 + random() % 7; }), 64), split);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "agent_session/session.hpp"
 #include "entry/implementation.hpp"
 #include "entry/read_file.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,22 +24,41 @@ std::string with_torn_tail_hint(const SessionError& error, std::string_view more
   return detail;
 }
 
-std::vector<Message> load_lines(reference::LineParser& parser, LineReader::ReadSome read_some, bool from_file,
+namespace {
+
+// The line reader's lines as §2's loop takes them; the last one handed
+// out is the one being parsed, with the bytes readable after it.
+class ReadLines final : public reference::Lines {
+ public:
+  explicit ReadLines(LineReader& reader) : reader_(reader) {}
+  std::optional<reference::Line> next() override {
+    last_ = reader_.next();
+    if (!last_) return std::nullopt;
+    return reference::Line{last_->text, last_->number, last_->terminated};
+  }
+  std::size_t readable_after() const { return last_->readable_after; }
+
+ private:
+  LineReader& reader_;
+  std::optional<LineReader::Line> last_;
+};
+
+}  // namespace
+
+std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers, std::optional<std::uint64_t> size_hint) {
   LineReader reader(std::move(read_some), parser.read_ahead(), size_hint);
-  std::vector<Message> messages;
-  while (const auto line = reader.next()) {
-    if (line->text.empty()) continue;  // skipped, but counted (SPEC.md §2)
+  ReadLines lines(reader);
+  const auto parse = [&](const reference::Line& line) {
     try {
-      messages.push_back(parser.parse(line->text, line->number, line->readable_after));
+      return parser.parse(line.text, line.number, lines.readable_after());
     } catch (const SessionError& error) {
       // On standard input there is no file to repair.
-      if (!from_file || line->terminated) throw;
-      throw SessionError(error.kind(), line->number, with_torn_tail_hint(error));
+      if (!from_file || line.terminated) throw;
+      throw SessionError(error.kind(), line.number, with_torn_tail_hint(error));
     }
-    if (line_numbers != nullptr) line_numbers->push_back(line->number);
-  }
-  return messages;
+  };
+  return reference::load_lines(lines, parse, line_numbers);
 }
 
 std::vector<Message> load_lines(LineReader::ReadSome read_some, bool from_file, std::vector<std::size_t>* line_numbers,

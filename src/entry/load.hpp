@@ -1,11 +1,13 @@
-// The load loop of SPEC.md §2, for callers that choose the line parser
-// (the differential tests run it with the reference and the fast one).
+// Loading a session (SPEC.md §2) from a file or a stream: the file opened
+// (a missing one is an empty session), read a piece at a time by the line
+// reader, and its lines given to the reference's loop (reference/load.hpp)
+// with the seam's line parser (the differential tests choose the path).
 #pragma once
 
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
+#include "entry/implementation.hpp"
 #include "entry/line_reader.hpp"
-#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,12 +20,13 @@
 
 namespace agent_session::entry {
 
-// Reads lines from `read_some` and parses each non-empty one with
-// `parser`, in order; the first bad line stops the load (SessionError,
-// with a hint to repair when `from_file` and the bad line is a last line
-// without `\n`). `line_numbers`, when given, receives each message's line;
-// `size_hint` is the input's size when known (LineReader).
-std::vector<Message> load_lines(reference::LineParser& parser, LineReader::ReadSome read_some, bool from_file,
+// Reads lines from `read_some` and loads them by §2's loop
+// (reference::load_lines), each non-empty one parsed by `parser`; the
+// first bad line stops the load (SessionError, with a hint to repair when
+// `from_file` and the bad line is a last line without `\n`).
+// `line_numbers`, when given, receives each message's line; `size_hint` is
+// the input's size when known (LineReader).
+std::vector<Message> load_lines(LineParser& parser, LineReader::ReadSome read_some, bool from_file,
                                 std::vector<std::size_t>* line_numbers = nullptr,
                                 std::optional<std::uint64_t> size_hint = std::nullopt);
 

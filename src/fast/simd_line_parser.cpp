@@ -6,6 +6,7 @@
 #include "fast/tree_discriminate.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_teardown.hpp"
+#include "reference/load.hpp"
 #include "reference/object_building.hpp"
 #include "reference/tool_input_access.hpp"
 
@@ -185,7 +186,7 @@ struct SimdLineParser::Parser {
 
   // Before the reference parser reads a line simdjson rejected: the two
   // never hold their buffers for a long line at once, so the load's peak
-  // is the larger parser's, not their sum (reference/line_parser.hpp,
+  // is the larger parser's, not their sum (tests/json_growth_test.cpp,
   // kPeakHeapPerLineByte). Short lines keep the buffers for the next one.
   void release_buffers_after(std::string_view line) {
     constexpr std::size_t kKept = std::size_t{64} << 10;
@@ -203,7 +204,7 @@ Message SimdLineParser::parse(std::string_view line, std::size_t line_number, st
   const auto root = parser_->parse(line, readable_after);
   if (!root) {
     parser_->release_buffers_after(line);
-    return reference_.parse(line, line_number);
+    return reference::parse_session_line(line, line_number);
   }
   auto verdict = discriminate(parser_->tree, *root);
   if (auto* reason = std::get_if<std::string>(&verdict)) {
@@ -217,7 +218,5 @@ std::optional<Json> SimdLineParser::json(std::string_view line, std::size_t read
   if (!root) return std::nullopt;
   return to_json(*root);
 }
-
-std::unique_ptr<reference::LineParser> make_line_parser() { return std::make_unique<SimdLineParser>(); }
 
 }  // namespace agent_session::fast

@@ -6,12 +6,13 @@
 // (tree_discriminate.hpp) reads simdjson's tree. When simdjson rejects
 // a line or cannot be sure of it (a number it will not read, a byte-order
 // mark, a line too long for it), the reference parser
-// (reference::JsonLineParser) gives the answer, so every error keeps its
+// (reference::parse_session_line) gives the answer, so every error keeps its
 // exact wording and byte offset. fuzz/fuzz_simd_line_parser.cpp and
 // tests/fast/simd_line_parser_test.cpp hold it equal to the reference.
 #pragma once
 
-#include "reference/line_parser.hpp"
+#include "agent_session/json.hpp"
+#include "agent_session/message.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -31,15 +32,18 @@ inline constexpr std::size_t kSimdPadding = 64;
 // for tiny values, and freed with the line).
 inline constexpr std::size_t kSimdMaxLineBytes = std::size_t{8} << 20;
 
-class SimdLineParser final : public reference::LineParser {
+// Used through the seam (entry/implementation.hpp), as the reference's
+// parse_session_line is.
+class SimdLineParser {
  public:
   SimdLineParser();
   SimdLineParser(const SimdLineParser&) = delete;
   SimdLineParser& operator=(const SimdLineParser&) = delete;
-  ~SimdLineParser() override;
+  ~SimdLineParser();
 
-  Message parse(std::string_view line, std::size_t line_number, std::size_t readable_after) override;
-  std::size_t read_ahead() const noexcept override { return kSimdPadding; }
+  // As reference::parse_session_line; `readable_after`: the bytes past
+  // the line's end that may be read (fewer than kSimdPadding: a copy).
+  Message parse(std::string_view line, std::size_t line_number, std::size_t readable_after);
 
   // The value simdjson gives `line`, built as the reference builds it
   // (numbers as doubles, JavaScript's key order and repeated keys), or
@@ -49,10 +53,6 @@ class SimdLineParser final : public reference::LineParser {
  private:
   struct Parser;
   std::unique_ptr<Parser> parser_;
-  reference::JsonLineParser reference_;
 };
-
-// The fast side of the seam's make_line_parser (entry/implementation.hpp).
-std::unique_ptr<reference::LineParser> make_line_parser();
 
 }  // namespace agent_session::fast

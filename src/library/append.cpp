@@ -6,7 +6,7 @@
 #include "library/loadable_lines.hpp"
 #include "library/pending_sync.hpp"
 #include "library/posix_file.hpp"
-#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <string>
@@ -32,7 +32,7 @@ std::string_view separator_before_append(LockedFile& file) {
   }
   const entry::LinePosition torn = entry::last_line(bytes);  // as the loader numbers it
   try {
-    reference::JsonLineParser().parse(torn.text, torn.number);
+    (void)reference::parse_session_line(torn.text, torn.number);
   } catch (const SessionError& error) {
     throw SessionError(error.kind(), torn.number, entry::with_torn_tail_hint(error, "; nothing was appended"));
   }

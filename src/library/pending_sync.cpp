@@ -2,7 +2,7 @@
 #include "base/decimal.hpp"
 
 #include "agent_session/session.hpp"
-#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -67,12 +67,11 @@ bool is_a_batch(std::string_view bytes, std::uint64_t from, std::size_t mark) {
     if (bytes[at] != '\n') return false;
     ++at;
   }
-  reference::JsonLineParser parser;
   for (std::size_t line = 1; at < mark; ++line) {
     const std::size_t end = bytes.find('\n', at);
     if (end == std::string_view::npos || end >= mark || end == at) return false;
     try {
-      (void)parser.parse(bytes.substr(at, end - at), line);
+      (void)reference::parse_session_line(bytes.substr(at, end - at), line);
     } catch (const SessionError&) {
       return false;
     }

@@ -31,6 +31,4 @@ std::span<const Message> trim_context_given_declarers(std::span<const Message> m
       [&](std::size_t p) { return reference::message_chars(messages, p, measure); }));
 }
 
-std::unique_ptr<reference::LineParser> make_line_parser() { return std::make_unique<reference::JsonLineParser>(); }
-
 }  // namespace agent_session::reference

@@ -1,14 +1,13 @@
 // The reference versions of the operations the fast path may take over
-// (entry/implementation.hpp chooses). Each is SPEC.md's algorithm as written; the
-// fast path's must give the same answers and throw the same errors.
+// (entry/implementation.hpp chooses), beside the line parser of §2
+// (load.hpp: parse_session_line). Each is SPEC.md's algorithm as written;
+// the fast path's must give the same answers and throw the same errors.
 #pragma once
 
 #include "agent_session/message.hpp"
-#include "reference/line_parser.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 
@@ -31,8 +30,5 @@ std::span<const Message> trim_context(std::span<const Message> messages, std::ui
 std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
                                                       std::span<const std::optional<std::size_t>> declarers,
                                                       std::uint64_t max_chars);
-
-// SPEC.md §2's line parser: parse_json_line, then §1.1's discrimination.
-std::unique_ptr<reference::LineParser> make_line_parser();
 
 }  // namespace agent_session::reference

@@ -1,5 +1,5 @@
 // fast::SimdLineParser (simdjson, then its discriminator) against the
-// reference line parser, reference::JsonLineParser (parse_json_line, then
+// reference line parser, reference::parse_session_line (parse_json_line, then
 // discriminate_record), on every case where simdjson's own rules differ
 // from JavaScript's or from ours (SPEC.md §1.1, §2, §2.1), and on every
 // truncation and one-byte change of real message lines: parse() must give
@@ -10,9 +10,10 @@
 #include "fast/simd_line_parser.hpp"
 
 #include "agent_session/session.hpp"
+#include "entry/implementation.hpp"
 #include "entry/load.hpp"
 #include "reference/json_line.hpp"
-#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,7 +80,7 @@ class SimdLineParserTest : public ::testing::Test {
   // line's end may be read.
   void expect_same_answer(std::string_view line, std::size_t readable_after = 0) {
     SCOPED_TRACE(std::string(line.substr(0, 300)));
-    const Answer expected = answer_of([&] { return reference_.parse(line, 7); });
+    const Answer expected = answer_of([&] { return reference::parse_session_line(line, 7); });
     const Answer fast = answer_of([&] { return simd_.parse(line, 7, readable_after); });
     EXPECT_EQ(fast.error, expected.error);
     EXPECT_EQ(fast.message, expected.message);
@@ -104,7 +105,6 @@ class SimdLineParserTest : public ::testing::Test {
   }
 
   SimdLineParser simd_;
-  reference::JsonLineParser reference_;
 };
 
 std::string with_input(const std::string& input) {
@@ -284,7 +284,7 @@ const std::string kMessages[] = {
 
 TEST_F(SimdLineParserTest, ReadsEachKindOfMessageAsTheReferenceDoes) {
   for (const std::string& line : kMessages) {
-    ASSERT_NO_THROW(reference_.parse(line, 1)) << line;
+    ASSERT_NO_THROW(reference::parse_session_line(line, 1)) << line;
     expect_same_answer(line);
   }
 }
@@ -300,7 +300,7 @@ TEST_F(SimdLineParserTest, EveryRecordThatIsNotAMessageGetsTheReferencesReason) 
         R"({"role":"tool","content":"","toolCallId":"1","isError":"false"})",
         R"({"role":"tool","content":"","isError":false})", R"({"role":"user","content":"","role":"nope"})",
         R"({"role":"tool","content":"","toolCallId":"1","isError":false,"isError":0})"}) {
-    EXPECT_THROW(reference_.parse(line, 1), SessionError) << line;
+    EXPECT_THROW(reference::parse_session_line(line, 1), SessionError) << line;
     expect_same_answer(line);
   }
 }
@@ -334,10 +334,10 @@ TEST_F(SimdLineParserTest, LinesPastTheSizeLimitGetTheReferencesAnswer) {
 // or the same error, for a bad line anywhere (after good lines, at the
 // end of the input, unterminated).
 TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
-  const auto load = [](reference::LineParser& parser, const std::string& bytes) {
+  const auto load = [](const entry::Implementation& path, const std::string& bytes) {
     return answer_of([&] {
       std::vector<std::size_t> numbers;
-      auto messages = entry::load_lines(parser, entry::read_from(bytes), true, &numbers);
+      auto messages = entry::load_lines(*path.make_line_parser(), entry::read_from(bytes), true, &numbers);
       EXPECT_EQ(numbers.size(), messages.size());
       return messages.empty() ? Message(UserMessage{"none"}) : messages.back();
     });
@@ -348,10 +348,8 @@ TEST(SimdLineParserLoad, LoadsWhatTheReferenceLoads) {
     for (const std::string& tail : {std::string("\n"), std::string("\n") + good + "\n", std::string()}) {
       const std::string bytes = good + "\n\n" + bad + tail;
       SCOPED_TRACE(bytes);
-      SimdLineParser simd;
-      reference::JsonLineParser reference;
-      const Answer expected = load(reference, bytes);
-      const Answer fast = load(simd, bytes);
+      const Answer expected = load(entry::reference_path, bytes);
+      const Answer fast = load(entry::fast_path, bytes);
       EXPECT_EQ(fast.error, expected.error);
       EXPECT_EQ(fast.message, expected.message);
     }

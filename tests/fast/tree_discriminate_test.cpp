@@ -11,7 +11,7 @@
 
 #include "agent_session/message.hpp"
 #include "agent_session/session.hpp"
-#include "reference/line_parser.hpp"
+#include "reference/load.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,11 +22,12 @@
 namespace agent_session::fast {
 namespace {
 
-// What a parser says of a line: its message's canonical line, or its
+// What a parse says of a line: its message's canonical line, or its
 // error's text ("invalid session record at line 3: ...").
-std::string verdict(reference::LineParser& parser, const std::string& line) {
+template <class Parse>
+std::string verdict(const Parse& parse) {
   try {
-    return "message " + to_canonical_json(parser.parse(line, 3, 0));
+    return "message " + to_canonical_json(parse());
   } catch (const SessionError& error) {
     return error.what();
   }
@@ -36,7 +37,9 @@ class TreeDiscriminateTest : public ::testing::Test {
  protected:
   void expect_same_verdict(const std::string& line) {
     ASSERT_TRUE(simd_.json(line, 0).has_value()) << "the reference parser would answer: " << line;
-    EXPECT_EQ(verdict(simd_, line), verdict(reference_, line)) << line;
+    EXPECT_EQ(verdict([&] { return simd_.parse(line, 3, 0); }),
+              verdict([&] { return reference::parse_session_line(line, 3); }))
+        << line;
     ++lines_;
   }
 
@@ -59,7 +62,6 @@ class TreeDiscriminateTest : public ::testing::Test {
   }
 
   SimdLineParser simd_;
-  reference::JsonLineParser reference_;
   std::size_t lines_ = 0;
 };
 
