@@ -2,6 +2,9 @@
 
 #include "base/decimal.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace agent_session::reference {
 
 std::optional<std::uint32_t> array_index(std::string_view key) noexcept {
@@ -9,6 +12,24 @@ std::optional<std::uint32_t> array_index(std::string_view key) noexcept {
   const std::optional<std::uint64_t> value = base::parse_decimal(key);
   if (!value || *value > 4294967294ULL) return std::nullopt;
   return static_cast<std::uint32_t>(*value);
+}
+
+Json javascript_object(std::vector<std::pair<std::string, Json>> members) {
+  std::vector<std::pair<std::string, Json>> kept;
+  for (auto& [key, value] : members) {
+    const auto first = std::find_if(kept.begin(), kept.end(), [&](const auto& member) { return member.first == key; });
+    if (first == kept.end()) {
+      kept.emplace_back(std::move(key), std::move(value));
+    } else {
+      first->second = std::move(value);  // the last value, at the first position
+    }
+  }
+  Json object = Json::object();
+  for (const std::size_t i :
+       javascript_order(kept.size(), [&](std::size_t i) -> std::string_view { return kept[i].first; })) {
+    object[kept[i].first] = std::move(kept[i].second);
+  }
+  return object;
 }
 
 }  // namespace agent_session::reference

@@ -1,8 +1,9 @@
 // JavaScript's object rules (SPEC.md §2, §3), written once for every
 // builder of objects (the line parser's and the fast path's): a repeated
 // key keeps the position of its first occurrence and takes the last value
-// (object_building.hpp applies it); array-index keys come first,
-// ascending, then the others in insertion order (javascript_order below).
+// [R2-16]; array-index keys come first, ascending, then the others in
+// insertion order [R3-6]. javascript_object below states both plainly;
+// object_building.hpp applies them member by member, as a parser reads.
 #pragma once
 
 #include "agent_session/json.hpp"
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -43,5 +45,14 @@ std::vector<std::size_t> javascript_order(std::size_t n, KeyAt&& key_at) {
   }
   return order;
 }
+
+// The object JSON.parse builds from `members`, given as a line spells
+// them out: each repeated key merged into its first occurrence, which
+// takes the last value [R2-16]; then the keys in javascript_order [R3-6].
+// The rule as SPEC states it, one key search per member: the parsers build
+// objects with object_building.hpp, which gives the same object in
+// O(n log n) whatever the keys (tests/json_line_test.cpp holds the two
+// equal).
+Json javascript_object(std::vector<std::pair<std::string, Json>> members);
 
 }  // namespace agent_session::reference

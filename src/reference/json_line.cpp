@@ -27,10 +27,11 @@
 //     not JSON (SPEC.md §2)
 //   a raw NUL byte, anywhere                      parse_json_line (nlohmann's
 //                                                   lexer stops at one)
-//   a repeated key keeps its first position and   object_member_slot
-//     takes the last value                          (reference/object_building.hpp)
-//   array-index keys first, ascending, then the   finish_object
-//     others in insertion order (ECMA-262)          (reference/object_building.hpp)
+//   a repeated key keeps its first position and   object_member_slot, as
+//     takes the last value                          javascript_object states
+//   array-index keys first, ascending, then the     it (reference/js_object.hpp);
+//     others in insertion order (ECMA-262)          finish_object (mechanics:
+//                                                   object_building.hpp)
 //
 // Each rule applies to every value a line spells out, dropped fields,
 // keys and overwritten values included: the DOM is built whole before a

@@ -1,0 +1,39 @@
+// JavaScript's object rules as src/reference/js_object.hpp states them
+// (SPEC.md §2 [R2-16], §3 [R3-6]): which keys are array indexes, and the
+// object JSON.parse builds from members as a line spells them out.
+#include "reference/js_object.hpp"
+
+#include "agent_session/json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agent_session::reference {
+namespace {
+
+TEST(JsObject, AnArrayIndexIsTheCanonicalDecimalOfZeroTo4294967294) {
+  EXPECT_EQ(array_index("0"), 0u);
+  EXPECT_EQ(array_index("7"), 7u);
+  EXPECT_EQ(array_index("4294967294"), 4294967294u);
+  for (const char* key : {"", "01", "-1", "+1", "1.0", "1e3", " 1", "4294967295", "10000000000", "a"}) {
+    EXPECT_FALSE(array_index(key).has_value()) << key;
+  }
+}
+
+// `{"b":1,"a":2,"b":3,"10":4,"2":5,"02":6}` as JSON.parse reads it:
+// JSON.stringify gives {"2":5,"10":4,"b":3,"a":2,"02":6}.
+TEST(JsObject, ARepeatedKeyKeepsItsFirstPlaceAndTakesTheLastValueThenIndexesComeFirst) {
+  std::vector<std::pair<std::string, Json>> members = {{"b", 1.0},  {"a", 2.0}, {"b", 3.0},
+                                                       {"10", 4.0}, {"2", 5.0}, {"02", 6.0}};
+  const Json object = javascript_object(std::move(members));
+  std::vector<std::pair<std::string, double>> seen;
+  for (const auto& [key, value] : object.items()) seen.emplace_back(key, value.get<double>());
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, double>>{
+                      {"2", 5.0}, {"10", 4.0}, {"b", 3.0}, {"a", 2.0}, {"02", 6.0}}));
+}
+
+}  // namespace
+}  // namespace agent_session::reference
