@@ -2,6 +2,7 @@
 // string literals, values, and the message's line. The public
 // results (to_canonical_json) are checked in message_test.cpp.
 #include "reference/canonical.hpp"
+#include "reference/canonical_value.hpp"
 
 #include "agent_session/json.hpp"
 #include "agent_session/message.hpp"

@@ -11,7 +11,7 @@
 #include "support/json_string_units.hpp"
 
 #include "base/printable.hpp"
-#include "reference/canonical.hpp"
+#include "reference/canonical_value.hpp"
 #include "support/history_generator.hpp"
 
 #include <gtest/gtest.h>

@@ -7,10 +7,10 @@
 #pragma once
 
 #include "agent_session/message.hpp"
-#include "reference/canonical.hpp"
-#include "reference/tool_input_access.hpp"
+#include "reference/canonical_value.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -43,12 +43,12 @@ void write_message(Sink& sink, const Message& message) {
       sink.ascii(",\"name\":");
       sink.string(call.name);
       sink.ascii(",\"input\":");
-      if (const auto& value = reference::ToolInputAccess::unprintable(call.input)) {
-        std::string text;
-        reference::append_canonical_value(text, *value, reference::kToolInputDepth);  // throws
-        sink.utf8(text);
+      if (const std::optional<std::string_view> text = call.input.canonical_json()) {
+        sink.utf8(*text);
       } else {
-        sink.utf8(reference::ToolInputAccess::canonical_json(call.input));
+        std::string unprintable;
+        reference::append_canonical_value(unprintable, call.input.value(), reference::kToolInputDepth);  // throws
+        sink.utf8(unprintable);
       }
       sink.ascii("}");
     }

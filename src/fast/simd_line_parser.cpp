@@ -3,12 +3,12 @@
 #include "agent_session/session.hpp"
 #include "fast/canonical_element.hpp"
 #include "fast/text_buffer.hpp"
+#include "fast/tool_input_access.hpp"
 #include "fast/tree_discriminate.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_teardown.hpp"
 #include "reference/load.hpp"
 #include "reference/object_building.hpp"
-#include "reference/tool_input_access.hpp"
 
 #include <simdjson.h>
 
@@ -102,7 +102,7 @@ Json to_json(dom::element element) {
 ToolInput tool_input_of(dom::element input, TextBuffer& scratch) {
   scratch.clear();
   if (append_canonical_element(scratch, input)) {
-    return reference::ToolInputAccess::from_canonical_json(std::string(scratch.view()));
+    return tool_input_from_canonical_text(std::string(scratch.view()));
   }
   Json value = to_json(input);
   const reference::TornDownOnExit torn_down(value);

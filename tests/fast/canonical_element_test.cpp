@@ -8,7 +8,7 @@
 #include "agent_session/message.hpp"
 #include "fast/js_number.hpp"
 #include "fast/text_buffer.hpp"
-#include "reference/canonical.hpp"
+#include "reference/canonical_value.hpp"
 #include "reference/js_number.hpp"
 #include "reference/js_object.hpp"
 #include "reference/json_line.hpp"

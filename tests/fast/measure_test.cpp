@@ -14,6 +14,7 @@
 #include "base/utf8.hpp"
 #include "fast/message_sink.hpp"
 #include "reference/canonical.hpp"
+#include "reference/canonical_value.hpp"
 #include "reference/reference.hpp"
 
 #include <gtest/gtest.h>
