@@ -2,9 +2,9 @@
 // then the discrimination of SPEC.md §1.1) never throws, and a message it
 // accepts round-trips through its canonical form: parse, print, parse,
 // print gives equal messages and the same bytes (SPEC.md §1, §3).
-// The verdict must also agree with the other ways in: describe_invalid_record,
+// The verdict must also agree with the other ways in: why_not_a_message,
 // the moving overload, and the loader reading the same bytes as a file,
-// whose reason for a record that is not a message is describe_invalid_record's
+// whose reason for a record that is not a message is why_not_a_message's
 // to the letter (with the fast path, its own discriminator's: this holds
 // the two equal on every input of the corpus).
 #include "agent_session/message.hpp"
@@ -38,8 +38,8 @@ LineVerdict read_line(std::string_view line) noexcept {
   if (auto* detail = std::get_if<std::string>(&parsed)) return {std::move(*detail), std::nullopt, std::nullopt};
   const Json& json = std::get<Json>(parsed);
   std::optional<Message> message = parse_session_message(json);
-  std::optional<std::string> reason = reference::describe_invalid_record(json);
-  FUZZ_CHECK(message.has_value() != reason.has_value(), "describe_invalid_record disagrees with the verdict");
+  std::optional<std::string> reason = reference::why_not_a_message(json);
+  FUZZ_CHECK(message.has_value() != reason.has_value(), "why_not_a_message disagrees with the verdict");
   Json moved = json;
   FUZZ_CHECK(parse_session_message(std::move(moved)) == message, "the moving overload disagrees");
   return {std::nullopt, std::move(message), std::move(reason)};
@@ -73,7 +73,7 @@ void check_loader_agrees(std::string_view line, const LineVerdict& verdict) {
                "loader rejects for another reason: " + std::string(error.what()));
     FUZZ_CHECK(verdict.json_error || error.detail() == verdict.reason,
                "loader's reason: " + std::string(error.what()) +
-                   "\n  describe_invalid_record: " + verdict.reason.value_or("(none)"));
+                   "\n  why_not_a_message: " + verdict.reason.value_or("(none)"));
   }
 }
 

@@ -74,17 +74,17 @@ TEST(ParseSessionMessage, RvalueOverloadGivesTheSameAnswer) {
 
 // The reasons load_session's details give (SPEC.md §2), checked without a
 // file through the implementation's own entry point.
-using reference::describe_invalid_record;
+using reference::why_not_a_message;
 
 TEST(DescribeInvalidRecord, NamesTheFirstProblem) {
-  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);
-  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"assistant","content":"x"})")),
+  EXPECT_EQ(why_not_a_message(Json::parse(R"({"role":"user","content":"x"})")), std::nullopt);
+  EXPECT_EQ(why_not_a_message(Json::parse(R"({"role":"assistant","content":"x"})")),
             "assistant requires toolCalls: it is missing ([] when it calls no tool)");
-  EXPECT_EQ(describe_invalid_record(Json::parse(R"({"role":"nope","content":"x"})")),
+  EXPECT_EQ(why_not_a_message(Json::parse(R"({"role":"nope","content":"x"})")),
             R"(unknown role "nope": a role is "user", "assistant" or "tool")");
 }
 
-std::string why(const char* text) { return describe_invalid_record(Json::parse(text)).value_or("(a message)"); }
+std::string why(const char* text) { return why_not_a_message(Json::parse(text)).value_or("(a message)"); }
 
 // Each reason names what was found (the type, the value, or which tool
 // call), so a person can fix the line without reading the spec.

@@ -37,9 +37,9 @@ rules=(
   'a test bound on the loaders: the promise (SPEC.md §8) is in prose, the number the tests hold is internal'
   'inline constexpr std::size_t kPeakHeapPerLineByte = 40;'
 
-  '\bdescribe_invalid_record\b'
+  '\bwhy_not_a_message\b'
   "used by tests only: load_session's error detail is the promise (SPEC.md §2), not a second way in"
-  'std::optional<std::string> describe_invalid_record(const Json& json);'
+  'std::optional<std::string> why_not_a_message(const Json& json);'
 
   '(^|[^A-Za-z0-9_./-])(src|spec|reference|tests|fuzz|bench|conform|tools|corpus|docs)/[A-Za-z0-9_]'
   'a path into the repository: the user has the installed headers, not the tree'

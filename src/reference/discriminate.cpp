@@ -61,7 +61,7 @@ std::optional<std::string> tool_call_problem(const Json& call, std::size_t index
 // A string member of a value known to be a message, moved out of it.
 std::string take_string(Json& object, const char* key) { return std::move(object.find(key)->get_ref<std::string&>()); }
 
-// The message of a value describe_invalid_record accepts: its role's
+// The message of a value why_not_a_message accepts: its role's
 // fields, moved out of it. Every other field is dropped and `input` is
 // kept whole (SPEC.md §1.1, rule 3).
 Message message_of(Json& value) {
@@ -86,7 +86,7 @@ Message message_of(Json& value) {
 
 // SPEC.md §1.1's table, read top to bottom: the first row that applies
 // decides.
-std::optional<std::string> describe_invalid_record(const Json& json) {
+std::optional<std::string> why_not_a_message(const Json& json) {
   // The shared preconditions come first, for every role.
   if (!json.is_object()) return "not a JSON object: " + found(&json);
   const Json* role = member(json, "role");
@@ -120,14 +120,14 @@ std::optional<std::string> describe_invalid_record(const Json& json) {
 
 // Nothing is taken from the value until it is known to be a message.
 Verdict discriminate_record(Json&& json) {
-  if (auto reason = describe_invalid_record(json)) return std::move(*reason);
+  if (auto reason = why_not_a_message(json)) return std::move(*reason);
   return message_of(json);
 }
 
 // A copy of a tree built in memory is torn down as the loader's own are
 // (json_teardown.hpp).
 Verdict discriminate_record(const Json& json) {
-  if (auto reason = describe_invalid_record(json)) return std::move(*reason);
+  if (auto reason = why_not_a_message(json)) return std::move(*reason);
   Json copy = json;
   const TornDownOnExit torn_down(copy);
   return message_of(copy);

@@ -20,7 +20,7 @@ using Verdict = std::variant<Message, std::string>;
 // parse_session_message would accept it. The loader's detail after
 // "invalid session record at line N: " (SPEC.md §2); the tests and the
 // fuzzer check each reason through it, without a file.
-std::optional<std::string> describe_invalid_record(const Json& json);
+std::optional<std::string> why_not_a_message(const Json& json);
 
 // The message `json` holds, or why it holds none. The first moves strings
 // and inputs out of `json` (the loader owns its parsed values); the second
