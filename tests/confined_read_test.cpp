@@ -301,6 +301,13 @@ TEST_P(ConfinedRead, AFileLockedByAnotherProcessIsReadWithoutWaiting) {
   EXPECT_EQ(failure, "");
 }
 
+// A parameterized test's names hold `/`: its folder must still be one
+// folder of the temporary directory, which TearDown removes whole (it
+// was nested, and left /tmp/agent_session_PID_Resolvers behind per test).
+TEST_P(ConfinedRead, ItsTemporaryFolderIsOneFolderTearDownRemovesWhole) {
+  EXPECT_EQ(dir_.parent_path(), std::filesystem::temp_directory_path());
+}
+
 INSTANTIATE_TEST_SUITE_P(Resolvers, ConfinedRead,
                          ::testing::Values(Resolver{"tool", through_the_tool},
                                            Resolver{"openat2", forced(cli::Resolver::kernel)},

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,9 +20,14 @@ class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    // The pid keeps parallel ctest runs of the same binary apart.
-    dir_ = std::filesystem::temp_directory_path() /
-           ("agent_session_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
+    // The pid keeps parallel ctest runs of the same binary apart. One
+    // folder, not nested: a parameterized test's names hold `/`
+    // ("Resolvers/ConfinedRead", "Reads/walk"), which would leave the
+    // outer folders behind.
+    std::string leaf =
+        "agent_session_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name();
+    std::replace(leaf.begin(), leaf.end(), '/', '_');
+    dir_ = std::filesystem::temp_directory_path() / leaf;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
