@@ -17,8 +17,9 @@
 //   bytes that are not valid UTF-8, in strings    nlohmann's lexer (it checks
 //     (outside strings they are syntax errors)      every string's bytes)
 //   an escaped lone surrogate ("\ud800")          nlohmann's lexer
-//   a number that rounds past the largest double  nlohmann's lexer (strtod's
-//                                                   overflow: out_of_range.406)
+//   a number that rounds past the largest double  nlohmann's parser (the
+//                                                   lexer's strtod overflows:
+//                                                   out_of_range.406)
 //   every number is a double, as in JavaScript    DomBuilder (number_integer,
 //                                                   number_unsigned below)
 //   nesting deeper than 512 levels                DomBuilder::open
@@ -174,8 +175,8 @@ std::variant<Json, std::string> parse_json_line(std::string_view line) {
   if (line.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
     return std::string("byte 1: a byte-order mark is not JSON whitespace");
   }
-  // SPEC §2: a line of only whitespace is not empty, so it is JSON with no
-  // value; said plainly, since nlohmann's "unexpected end of input" hides
+  // SPEC §2: a line of only whitespace is not empty, so it is parsed, and
+  // holds no JSON value: invalid JSON. Said plainly, since nlohmann's "unexpected end of input" hides
   // that the line looked blank (a CRLF file's blank line is a lone "\r").
   if (!line.empty() && line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return std::string(line == "\r" ? "byte 1: the line is a lone carriage return, a blank line of a CRLF file"

@@ -25,7 +25,7 @@ Message parse_session_line(std::string_view line, std::size_t line_number) {
     throw SessionError(SessionErrorKind::invalid_json, line_number, *detail);
   }
   Json& json = std::get<Json>(parsed);
-  const TornDownOnExit torn_down(json);  // mechanics: a deep tree goes without recursion
+  const TornDownOnExit torn_down(json);  // mechanics: what is left is freed without allocating
   auto verdict = discriminate_record(std::move(json));
   if (auto* reason = std::get_if<std::string>(&verdict)) {
     throw SessionError(SessionErrorKind::invalid_record, line_number, *reason);

@@ -12,8 +12,11 @@
 namespace agent_session::reference {
 
 // The slot for the value of the member `key` of `object`, an object being
-// built, which the caller then assigns (before adding the next member); a
-// repeated key's earlier value is already torn down (json_teardown.hpp).
+// built, which the caller then assigns (before adding the next member).
+// In an object of up to 16 members, a repeated key's slot is its first
+// occurrence's, whose earlier value is already torn down
+// (json_teardown.hpp); past that, each key gets a new slot, and
+// finish_object merges the repeated ones.
 // With finish_object, building an object of n members costs O(n log n)
 // key comparisons whatever its keys (this library's promise that loading
 // costs time linear in the input, bench/RESULTS.md "Growth by input

@@ -72,18 +72,18 @@ std::size_t kept_from(std::size_t count, std::uint64_t max_chars, DeclarerOf&& d
     throw ContextError(ContextErrorKind::empty_context, std::nullopt,
                        "context budget cannot be empty: there are no messages");
   }
-  std::size_t kept_from = count;
+  std::size_t first_kept = count;
   std::uint64_t kept_chars = 0;
   for_each_unit_newest_first(count, declarer_of, chars_of, [&](const ContextUnit& unit) {
     if (kept_chars + unit.chars > max_chars) {
-      if (kept_from == count) throw ContextError(unit, max_chars);
+      if (first_kept == count) throw ContextError(unit, max_chars);
       return false;  // older, smaller units are never tried
     }
     kept_chars += unit.chars;
-    kept_from = unit.begin;
+    first_kept = unit.begin;
     return true;
   });
-  return kept_from;
+  return first_kept;
 }
 
 }  // namespace agent_session::reference
