@@ -134,6 +134,23 @@ ToolInput::ToolInput(Json&& value) {
   }
 }
 
+Json ToolInput::value() const {
+  if (unprintable_) return *unprintable_;
+  // Canonical text is JSON that parse_json_line always accepts.
+  return std::get<Json>(reference::parse_json_line(canonical_json_));
+}
+
+std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
+  if (unprintable_) return std::nullopt;
+  return canonical_json_;
+}
+
+bool operator==(const ToolInput& a, const ToolInput& b) {
+  if (a.unprintable_ || b.unprintable_) return a.unprintable_ == b.unprintable_;
+  return a.canonical_json_ == b.canonical_json_;
+}
+
+// Mechanics, to the end of the file: moving and destroying inputs.
 ToolInput::ToolInput(ToolInput&& other) noexcept
     : canonical_json_(std::move(other.canonical_json_)), unprintable_(std::move(other.unprintable_)) {
   other.become_null();
@@ -159,22 +176,6 @@ ToolInput& ToolInput::operator=(ToolInput&& other) noexcept {
 void ToolInput::become_null() noexcept {
   canonical_json_.assign("null");
   unprintable_.reset();
-}
-
-Json ToolInput::value() const {
-  if (unprintable_) return *unprintable_;
-  // Canonical text is JSON that parse_json_line always accepts.
-  return std::get<Json>(reference::parse_json_line(canonical_json_));
-}
-
-std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
-  if (unprintable_) return std::nullopt;
-  return canonical_json_;
-}
-
-bool operator==(const ToolInput& a, const ToolInput& b) {
-  if (a.unprintable_ || b.unprintable_) return a.unprintable_ == b.unprintable_;
-  return a.canonical_json_ == b.canonical_json_;
 }
 
 }  // namespace agent_session

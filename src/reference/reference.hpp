@@ -25,8 +25,10 @@ std::uint64_t estimate_context_chars(std::span<const Message> messages);
 // packed newest first, measuring each message the packing reaches.
 std::span<const Message> trim_context(std::span<const Message> messages, std::uint64_t max_chars);
 
-// trim_context with `declarers` given (declaring_assistants(messages)): the
-// units packed newest first, measuring each message the packing reaches.
+// Mechanics: trim_context with `declarers` given
+// (declaring_assistants(messages)), for the Session object, which keeps
+// them as messages are appended: the units packed newest first, measuring
+// each message the packing reaches.
 std::span<const Message> trim_context_given_declarers(std::span<const Message> messages,
                                                       std::span<const std::optional<std::size_t>> declarers,
                                                       std::uint64_t max_chars);

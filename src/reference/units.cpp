@@ -34,7 +34,7 @@ ContextError::ContextError(const ContextUnit& unit, std::uint64_t budget)
 std::vector<std::optional<std::size_t>> declaring_assistants(std::span<const Message> messages) {
   // One forward pass: the latest assistant seen declaring an id is the
   // nearest earlier one for what follows.
-  reference::work_counters().declarer_steps += messages.size();
+  reference::work_counters().declarer_steps += messages.size();  // mechanics: counted for the cost tests
   std::vector<std::optional<std::size_t>> declarer(messages.size());
   std::unordered_map<std::string_view, std::size_t> latest;
   for (std::size_t i = 0; i < messages.size(); ++i) {

@@ -19,7 +19,7 @@ namespace agent_session::reference {
 // none) could not measure; else the message's characters, newline included.
 template <class Measure>
 std::uint64_t message_chars(std::span<const Message> messages, std::size_t index, Measure&& measure_of) {
-  ++work_counters().measured;
+  ++work_counters().measured;  // mechanics: counted for the cost tests
   try {
     return measure_of(messages[index]) + 1;
   } catch (const SerializationError& error) {
@@ -50,7 +50,7 @@ void for_each_unit_newest_first(std::size_t count, DeclarerOf&& declarer_of, Cha
     } catch (const ContextError& error) {
       unserializable = error;
     }
-    ++work_counters().declarer_steps;
+    ++work_counters().declarer_steps;  // mechanics: counted for the cost tests
     if (const std::optional<std::size_t> declarer = declarer_of(p); declarer && *declarer < earliest_declarer) {
       earliest_declarer = *declarer;
     }
