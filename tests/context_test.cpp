@@ -2,6 +2,7 @@
 // walkthrough and budget-packing loop; SPEC.md §5), at the API level.
 #include "agent_session/context.hpp"
 
+#include "entry/implementation.hpp"
 #include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +57,25 @@ TEST(EstimateContextChars, NamesTheIndexOfAnUnserializableMessage) {
   EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
   EXPECT_EQ(error.message_index(), 2u);
   EXPECT_EQ(std::string(error.what()).rfind("message 2 cannot be serialized: ", 0), 0u) << error.what();
+}
+
+// An input built in memory may nest far past the limit (ToolInput keeps
+// it as given): estimating its message is §4's error, on both paths,
+// never a walk or a copy of the whole tree (a million levels: a
+// recursive copy would overflow the stack).
+TEST(EstimateContextChars, AnInputNestedAMillionDeepIsAnUnserializableMessage) {
+  Json nested = Json::array();
+  Json* innermost = &nested;
+  for (int level = 0; level < 1'000'000; ++level) innermost = &innermost->emplace_back(Json::array());
+  AssistantMessage assistant;  // built in place: a copy of the tree would recurse through it
+  assistant.tool_calls.push_back(ToolCall{"c", "n", ToolInput(std::move(nested))});
+  std::vector<Message> messages = {user("q")};
+  messages.emplace_back(std::move(assistant));
+  for (const auto* path : {&entry::chosen, &entry::reference_path}) {
+    const ContextError error = thrown<ContextError>([&] { path->estimate_context_chars(messages); });
+    EXPECT_EQ(error.kind(), ContextErrorKind::unserializable_message);
+    EXPECT_EQ(error.message_index(), 1u);
+  }
 }
 
 // The chapter's walkthrough: user, assistant{a,b}, tool a, tool b.

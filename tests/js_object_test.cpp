@@ -35,5 +35,18 @@ TEST(JsObject, ARepeatedKeyKeepsItsFirstPlaceAndTakesTheLastValueThenIndexesCome
                       {"2", 5.0}, {"10", 4.0}, {"b", 3.0}, {"a", 2.0}, {"02", 6.0}}));
 }
 
+// Index keys alone, repeated, at the edges of the range: ascending by
+// value, each at its last value; "4294967295" is past the range, so it
+// keeps its insertion place after the indexes.
+TEST(JsObject, IndexKeysComeFirstAscendingRepeatedOnesTakeTheirLastValue) {
+  std::vector<std::pair<std::string, Json>> members = {{"4294967295", 1.0}, {"10", 2.0}, {"9", 3.0},
+                                                       {"4294967294", 4.0}, {"10", 5.0}, {"0", 6.0}};
+  const Json object = javascript_object(std::move(members));
+  std::vector<std::pair<std::string, double>> seen;
+  for (const auto& [key, value] : object.items()) seen.emplace_back(key, value.get<double>());
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, double>>{
+                      {"0", 6.0}, {"9", 3.0}, {"10", 5.0}, {"4294967294", 4.0}, {"4294967295", 1.0}}));
+}
+
 }  // namespace
 }  // namespace agent_session::reference

@@ -229,6 +229,25 @@ TEST(LineReader, ALineOfExactlyTheLimitIsRead) {
   EXPECT_FALSE(reader.next().has_value());
 }
 
+// The reference's split in memory draws the same line: the longest line
+// there is room for is read, one byte more is LineTooLong at its number.
+TEST(LineReader, TheReferencesSplitHasTheSameLimit) {
+  for (const std::size_t length : {kMaxLineBytes, kMaxLineBytes + 1}) {
+    std::string input = "a\n\n";
+    input.append(length, 'x');
+    input += "\nb";
+    reference::LinesInMemory lines(input);
+    EXPECT_EQ(lines.next()->text, "a");
+    EXPECT_EQ(lines.next()->text, "");
+    if (length == kMaxLineBytes) {
+      EXPECT_EQ(lines.next()->text.size(), kMaxLineBytes);
+      EXPECT_EQ(lines.next()->text, "b");
+    } else {
+      EXPECT_EQ(test_support::thrown<LineTooLong>([&] { lines.next(); }).line(), 3u);
+    }
+  }
+}
+
 TEST(LineReader, OneByteMoreIsLineTooLongAtItsLine) {
   for (const std::string tail : {"\n", ""}) {
     Generated input("a\n\n", kMaxLineBytes + 1, tail);

@@ -4,6 +4,7 @@
 // they cannot.
 #include "agent_session/message.hpp"
 #include "reference/discriminate.hpp"
+#include "support/thrown.hpp"
 
 #include <gtest/gtest.h>
 
@@ -216,6 +217,19 @@ TEST(ToolInput, AnUnprintableValueIsKeptAndThrowsOnlyWhenItsMessageIsPrinted) {
   EXPECT_EQ(input, ToolInput(bad));
   EXPECT_NE(input, ToolInput(Json{{"s", "ok"}}));
   EXPECT_THROW(to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}}), SerializationError);
+}
+
+// The text or the error printing gives, without printing again: the
+// error's text is the one printing the value gives.
+TEST(ToolInput, CanonicalJsonOrThrowGivesTheTextOrWhyThereIsNone) {
+  EXPECT_EQ(ToolInput(Json{{"n", 1.0}}).canonical_json_or_throw(), R"({"n":1})");
+  const ToolInput input = Json{{"s", "\xff"}};
+  const auto error = test_support::thrown<SerializationError>([&] { (void)input.canonical_json_or_throw(); });
+  EXPECT_EQ(std::string(error.what()), "string is not valid UTF-8");
+  const auto printing = test_support::thrown<SerializationError>([&] {
+    (void)to_canonical_json(AssistantMessage{"", {ToolCall{"i", "n", input}}});
+  });
+  EXPECT_EQ(std::string(printing.what()), error.what());
 }
 
 TEST(ToolInput, AMovedFromInputIsNullAndStillPrints) {

@@ -73,14 +73,21 @@ class ToolInput {
   // nullopt for an input that cannot be printed.
   std::optional<std::string_view> canonical_json() const noexcept;
 
+  // The canonical JSON text, as canonical_json() gives it; for an input
+  // that cannot be printed, throws the SerializationError that printing
+  // its value gave when the input was built (invalid UTF-8, a non-finite
+  // number, a binary value, nesting past the limit), without walking the
+  // value again: what printing its message's line throws (SPEC.md §3, §4).
+  std::string_view canonical_json_or_throw() const;
+
   // Equal canonical texts (so `1.0` equals `1`, as in JavaScript after a
   // round trip); inputs that cannot be printed compare their values.
   friend bool operator==(const ToolInput& a, const ToolInput& b);
 
  private:
   void become_null() noexcept;
-  std::string canonical_json_ = "null";
-  std::optional<Json> unprintable_;  // set only when printing failed
+  std::string canonical_json_ = "null";  // when unprintable_ is set: why printing failed
+  std::optional<Json> unprintable_;      // set only when printing failed
 };
 
 // One tool call an assistant declares: `{"id":S,"name":S,"input":J}`.

@@ -7,10 +7,8 @@
 #pragma once
 
 #include "agent_session/message.hpp"
-#include "reference/canonical_value.hpp"
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -43,13 +41,7 @@ void write_message(Sink& sink, const Message& message) {
       sink.ascii(",\"name\":");
       sink.string(call.name);
       sink.ascii(",\"input\":");
-      if (const std::optional<std::string_view> text = call.input.canonical_json()) {
-        sink.utf8(*text);
-      } else {
-        std::string unprintable;
-        reference::append_canonical_value(unprintable, call.input.value(), reference::kToolInputDepth);  // throws
-        sink.utf8(unprintable);
-      }
+      sink.utf8(call.input.canonical_json_or_throw());  // SerializationError, as SPEC.md §4 asks
       sink.ascii("}");
     }
     sink.ascii("]");

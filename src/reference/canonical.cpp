@@ -21,11 +21,7 @@ void append_canonical_line(std::string& out, const Message& message) {
       out += ",\"name\":";
       append_json_string(out, call.name);
       out += ",\"input\":";
-      if (const std::optional<std::string_view> text = call.input.canonical_json()) {
-        out += *text;
-      } else {
-        append_canonical_value(out, call.input.value(), kToolInputDepth);  // throws, as SPEC.md §4 asks
-      }
+      out += call.input.canonical_json_or_throw();  // SerializationError, as SPEC.md §4 asks
       out += '}';
     }
     out += ']';

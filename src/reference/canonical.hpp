@@ -12,9 +12,8 @@ namespace agent_session::reference {
 
 // Appends the canonical line of `message` (no newline), keys in the
 // normalized order of SPEC.md §1. An input's text, printed when it was
-// built, is copied; an input that could not be printed is printed again
-// from its value, which throws the SerializationError its message must
-// raise (SPEC.md §4).
+// built, is copied; an input that could not be printed throws the
+// SerializationError its message must raise (SPEC.md §4).
 void append_canonical_line(std::string& out, const Message& message);
 
 }  // namespace agent_session::reference

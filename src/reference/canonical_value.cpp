@@ -105,33 +105,30 @@ namespace agent_session {
 
 namespace {
 
-// The canonical text of a tool call's input, or nullopt when it has none.
-std::optional<std::string> printed_input(const Json& value) {
+// The canonical text of a tool call's input, and true; or, when it has
+// none, why (the SerializationError's text), and false.
+std::pair<std::string, bool> printed_input(const Json& value) {
   std::string text;
   try {
     reference::append_canonical_value(text, value, reference::kToolInputDepth);
-  } catch (const SerializationError&) {
-    return std::nullopt;
+  } catch (const SerializationError& error) {
+    return {error.what(), false};
   }
-  return text;
+  return {std::move(text), true};
 }
 
 }  // namespace
 
 ToolInput::ToolInput(const Json& value) {
-  if (auto text = printed_input(value)) {
-    canonical_json_ = std::move(*text);
-  } else {
-    unprintable_ = value;
-  }
+  auto [text, printed] = printed_input(value);
+  canonical_json_ = std::move(text);
+  if (!printed) unprintable_ = value;
 }
 
 ToolInput::ToolInput(Json&& value) {
-  if (auto text = printed_input(value)) {
-    canonical_json_ = std::move(*text);
-  } else {
-    unprintable_ = std::move(value);
-  }
+  auto [text, printed] = printed_input(value);
+  canonical_json_ = std::move(text);
+  if (!printed) unprintable_ = std::move(value);
 }
 
 Json ToolInput::value() const {
@@ -142,6 +139,11 @@ Json ToolInput::value() const {
 
 std::optional<std::string_view> ToolInput::canonical_json() const noexcept {
   if (unprintable_) return std::nullopt;
+  return canonical_json_;
+}
+
+std::string_view ToolInput::canonical_json_or_throw() const {
+  if (unprintable_) throw SerializationError(canonical_json_);
   return canonical_json_;
 }
 
