@@ -332,7 +332,22 @@ INSTANTIATE_TEST_SUITE_P(
                                    "FAIL runner_stdin_closed (check - <&-): exit 1, expected 3; stderr: \"cannot "
                                    "read standard input\\n\""},
                       StreamMutant{"extra_argument_accepted.mjs",
-                                   "FAIL runner_extra_argument (check FILE extra): exit 0, expected 2"}),
+                                   "FAIL runner_extra_argument (check FILE extra): exit 0, expected 2"},
+                      StreamMutant{"file_directory_exit_2.mjs",
+                                   "FAIL runner_file_directory (check FILE): exit 2, expected 3; stderr: \"DIR: not "
+                                   "a file\\n\"\n"
+                                   "FAIL runner_file_directory (estimate FILE): exit 2, expected 3; stderr: \"DIR: "
+                                   "not a file\\n\"\n"
+                                   "FAIL runner_file_directory (canon FILE): exit 2, expected 3; stderr: \"DIR: not "
+                                   "a file\\n\"\n"
+                                   "FAIL runner_file_directory (trim --max-chars 100 FILE): exit 2, expected 3; "
+                                   "stderr: \"DIR: not a file\\n\""},
+                      StreamMutant{"append_directory_exit_4.mjs",
+                                   "FAIL runner_append_directory (append FILE): exit 4, expected 3; stderr: \"DIR: "
+                                   "EISDIR: illegal operation on a directory, read\\n\""},
+                      StreamMutant{"append_missing_folder_exit_2.mjs",
+                                   "FAIL runner_append_missing_folder (append FILE): exit 2, expected 3; stderr: "
+                                   "\"DIR/absent/session.jsonl: no such folder\\n\""}),
     [](const auto& info) {
       std::string name = info.param.script;
       return name.substr(0, name.find('.'));
