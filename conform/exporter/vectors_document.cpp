@@ -22,9 +22,11 @@ using runner::Check;
 using runner::StreamSource;
 
 // Stand-ins for the paths the runner makes for its own checks at run time
-// (a temporary folder's session file, a path that does not exist): in the
-// document they are named by what they are ("input", "missing").
+// (a temporary folder's session file, that folder, a path that does not
+// exist in a folder that does not exist): in the document they are named
+// by what they are ("input", "folder", "missing").
 const fs::path kSessionStandIn = "/agent-session-conform-export/session.jsonl";
+const fs::path kFolderStandIn = "/agent-session-conform-export";
 const fs::path kMissingStandIn = "/agent-session-conform-export/absent/session.jsonl";
 
 // `bytes` under `key` as text when it is UTF-8, else under `key`_b64 as
@@ -68,12 +70,19 @@ std::string stream(const StreamSource& source) {
 }
 
 // One of the runner's own checks (SPEC.md §6, §6.1) as data: FILE is the
-// vector's input in a file ("input"), `-`, or a path that does not exist
-// in a folder that does not exist ("missing").
+// vector's input in a file ("input"), `-`, a folder ("folder"), or a path
+// that does not exist in a folder that does not exist ("missing").
+std::string own_file(const std::string& file) {
+  if (file == "-") return "-";
+  if (file == kMissingStandIn.string()) return "missing";
+  if (file == kFolderStandIn.string()) return "folder";
+  return "input";
+}
+
 Json own_check(const Check& check) {
   Json json;
   json["args"] = check.args;
-  json["file"] = check.file == "-" ? "-" : check.file == kMissingStandIn.string() ? "missing" : "input";
+  json["file"] = own_file(check.file);
   json["after_file"] = check.after_file;
   json["stdin_stream"] = stream(check.streams.in);
   json["stdout_stream"] = stream(check.streams.out);
@@ -100,22 +109,32 @@ std::string words(const std::vector<std::string>& all) {
   return text;
 }
 
+// What a runner's vector asks, in words: the run, what FILE is, the exit.
+std::string about(const runner::Vector& vector) {
+  if (vector.name == runner::kMissingFileVector) {
+    return "check, estimate, canon and trim --max-chars 100 on a FILE that does not exist must exit 3, print nothing "
+           "on standard output, and name FILE and \"no such file\" on standard error, letter case aside";
+  }
+  const Check& first = vector.checks.front();
+  std::string run = vector.checks.size() > 1 ? "check, estimate, canon and trim --max-chars 100 on FILE"
+                                             : words(first.args) + (first.file == "-" ? " -" : " FILE");
+  if (!first.after_file.empty()) run += " " + words(first.after_file);
+  if (!first.redirection.empty()) run += " " + first.redirection;
+  const std::string file = own_file(first.file);
+  if (file == "folder") run += ", FILE a folder,";
+  if (file == "missing") run += ", FILE in a folder that does not exist,";
+  if (first.args[0] == "append") run += " with standard input empty,";
+  return run + (vector.checks.size() > 1 ? " must each exit " : " must exit ") + std::to_string(first.exit) +
+         ", never a signal, with standard output empty and exactly one line on standard error";
+}
+
 Json own_vector(const runner::Vector& vector, const std::string& since, const std::string& rule,
                 const std::string& input) {
   Json json;
   json["name"] = vector.name;
   json["since"] = since;
   json["rule"] = rule;
-  const Check& first = vector.checks.front();
-  json["about"] = vector.checks.size() > 1
-                      ? "check, estimate, canon and trim --max-chars 100 on a FILE that does not exist must exit 3, "
-                        "print nothing on standard output, and name FILE and \"no such file\" on standard error, "
-                        "letter case aside"
-                      : words(first.args) + (first.file == "-" ? " -" : " FILE") +
-                            (first.after_file.empty() ? "" : " " + words(first.after_file)) +
-                            (first.redirection.empty() ? "" : " " + first.redirection) + " must exit " +
-                            std::to_string(first.exit) +
-                            ", never a signal, with standard output empty and exactly one line on standard error";
+  json["about"] = about(vector);
   json["input"] = input;
   json["checks"] = Json::array();
   for (const auto& check : vector.checks) json["checks"].push_back(own_check(check));
@@ -197,14 +216,13 @@ VectorsDocument vectors_document(const fs::path& vectors) {
                              "SPEC §6: a FILE that does not exist is exit 3", "")
                       .dump());
   }
-  if (runner::version_at_least(version, runner::kRunnerChecksSinceMinor)) {
-    for (const auto& name : runner::runner_check_names()) {
-      own.push_back(own_vector(runner::runner_check_vector(name, kSessionStandIn),
-                               since(runner::kRunnerChecksSinceMinor),
-                               "SPEC §6.1: the runner's own checks (SPEC §6's streams and usage errors)",
-                               std::string(runner::kRunnerSession))
-                        .dump());
-    }
+  for (const auto& name : runner::runner_check_names()) {
+    const unsigned long long minor = runner::runner_check_since_minor(name);
+    if (!runner::version_at_least(version, minor)) continue;
+    own.push_back(own_vector(runner::runner_check_vector(name, kSessionStandIn), since(minor),
+                             "SPEC §6.1: the runner's own checks (SPEC §6's streams, usage and I/O errors)",
+                             std::string(runner::kRunnerSession))
+                      .dump());
   }
   for (std::size_t i = 0; i < own.size(); ++i) append(text, (i == 0 ? "\n" : ",\n") + own[i]);
   append(text, "\n]}\n");

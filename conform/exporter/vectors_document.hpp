@@ -21,7 +21,9 @@ namespace agent_session::conform::exporter {
 
 // What the document is and which version of its shape.
 inline constexpr const char* kDocumentName = "agent-session conformance vectors";
-inline constexpr int kDocumentVersion = 1;
+// 2: a runner check's "file" may be "folder" (vectors 1.6.0), which a
+// consumer of shape 1 would take for "input".
+inline constexpr int kDocumentVersion = 2;
 
 // The most bytes a document may hold: the vectors are untrusted input, and
 // this bounds what an export holds at once (the document, then one vector

@@ -194,8 +194,8 @@ int run_conformance(const ConformOptions& options, std::ostream& out, std::ostre
   if (version_at_least(version, kMissingFileSinceMinor)) {
     all.push_back({std::filesystem::path(options.vectors) / kMissingFileVector, "", missing_path(), ""});
   }
-  if (version_at_least(version, kRunnerChecksSinceMinor)) {
-    for (const auto& name : runner_check_names())
+  for (const auto& name : runner_check_names()) {
+    if (version_at_least(version, runner_check_since_minor(name)))
       all.push_back({std::filesystem::path(options.vectors) / name, "", {}, name});
   }
   std::vector<SelectedVector> selected;

@@ -38,6 +38,10 @@ struct Check {
   // The runner's own checks (runner/stream_checks.hpp) only: always one
   // run, in exec mode.
   bool runner_own = false;
+  // What `file` is: the runner's session file (or `-`), its folder, or a
+  // path in a folder that does not exist (SPEC.md §6.1's table).
+  enum class OwnFile { session, folder, in_missing_folder };
+  OwnFile own_file = OwnFile::session;
   std::vector<std::string> after_file;  // words after FILE (`check FILE extra`)
   StandardStreams streams;              // standard input or output closed, or opened on a path
   std::string redirection;              // how a FAIL line shows `streams`: "<&-", "> /dev/full"

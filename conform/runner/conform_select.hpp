@@ -32,11 +32,14 @@ VectorsVersion read_vectors_version(const std::filesystem::path& vectors);
 
 // The built-in checks belong to the suite from the version that added
 // them on (CHANGELOG.md there): builtin_missing_file from 1.1.0, the
-// runner's own stream and usage checks from 1.4.0 (SPEC.md §6.1). An older
+// runner's own stream and usage checks from 1.4.0, its checks of a FILE
+// that is a folder or lies in a folder that does not exist from 1.6.0
+// (SPEC.md §6.1; runner/stream_checks.hpp says which is which). An older
 // copy of the vectors, or a folder without a version, runs as it always
 // did. Whether `version` is 1.`wanted_minor`.0 or later.
 inline constexpr unsigned long long kMissingFileSinceMinor = 1;
 inline constexpr unsigned long long kRunnerChecksSinceMinor = 4;
+inline constexpr unsigned long long kFileErrorChecksSinceMinor = 6;
 bool version_at_least(const VectorsVersion& version, unsigned long long wanted_minor);
 
 // A vector chosen to run, or listed in the skip file (then not run).

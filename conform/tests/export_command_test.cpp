@@ -121,7 +121,7 @@ TEST_F(ExportCommandTest, TheProgramDispatchesExportAndItsHelpsExampleRuns) {
   ASSERT_EQ(ran.code, 0) << ran.err;
   const auto json = nlohmann::json::parse(read(path("vectors.json")));
   EXPECT_GT(json["vectors"].size(), 200u);
-  EXPECT_EQ(json["runner_checks"].size(), 7u);  // builtin_missing_file and the six runner_* checks
+  EXPECT_EQ(json["runner_checks"].size(), 10u);  // builtin_missing_file and the nine runner_* checks
   // And the runner's help names it.
   const ExportRun conform_help = binary("\"$1\" --help");
   EXPECT_NE(conform_help.out.find("export --format json"), std::string::npos) << conform_help.out;

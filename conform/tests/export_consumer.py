@@ -123,7 +123,8 @@ def file_check(command, check, data):
 def runner_check(command, check, data):
     """One of the runner's own checks (SPEC §6.1): one run with its streams."""
     with tempfile.TemporaryDirectory() as folder:
-        path = {"-": "-", "missing": os.path.join(folder, "absent", "session.jsonl")}.get(check["file"])
+        missing = os.path.join(folder, "absent", "session.jsonl")
+        path = {"-": "-", "folder": folder, "missing": missing}.get(check["file"])
         if path is None:
             path = os.path.join(folder, "session.jsonl")
             with open(path, "wb") as file:

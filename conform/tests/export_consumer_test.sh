@@ -40,8 +40,12 @@ mutant() {
 mutant utf8_bytes 'y_estimate_*' y_estimate_cjk y_estimate_emoji
 mutant stdin_closed_exit_1 'runner_*' runner_stdin_closed
 mutant missing_file_empty 'builtin_*' builtin_missing_file
+mutant file_directory_exit_2 'runner_*' runner_file_directory
+mutant append_missing_folder_exit_2 'runner_*' runner_append_missing_folder
 grep -q '^FAIL runner_stdin_directory' "$work/stdin_closed_exit_1.out" &&
   fail "stdin_closed_exit_1: fails more than runner_stdin_closed"
+grep -q '^FAIL runner_append_' "$work/file_directory_exit_2.out" &&
+  fail "file_directory_exit_2: fails more than runner_file_directory"
 
 [ "$failures" -eq 0 ] || { echo "export_consumer_test: $failures failure(s)"; exit 1; }
 echo "export_consumer_test: ok"

@@ -153,7 +153,8 @@ TEST_F(VectorsDocumentTest, TheRunnersOwnChecksAreItsTablesAsData) {
 
   write(path("v/VERSION"), "1.4.0");
   json = Json::parse(vectors_document(path("v")).text);
-  const auto& names = agent_session::conform::runner::runner_check_names();
+  const auto& all = agent_session::conform::runner::runner_check_names();
+  const std::vector<std::string> names(all.begin(), all.begin() + 6);  // 1.4.0's six
   ASSERT_EQ(json["runner_checks"].size(), 1 + names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     const Json& own = json["runner_checks"][i + 1];
@@ -180,6 +181,43 @@ TEST_F(VectorsDocumentTest, TheRunnersOwnChecksAreItsTablesAsData) {
   EXPECT_EQ(check("runner_extra_argument")["after_file"], Json({"extra"}));
   EXPECT_EQ(check("runner_extra_argument")["exit"], 2);
   EXPECT_EQ(check("runner_unknown_option")["args"], Json({"check", "--bogus"}));
+}
+
+// From 1.6.0, three more: FILE a folder ("folder") or in a folder that
+// does not exist ("missing"), which a document of shape 1 could not say.
+TEST_F(VectorsDocumentTest, TheFileErrorChecksFromVectors160) {
+  fs::create_directories(path("v/y_one"));
+  write(path("v/y_one/input.jsonl"), "");
+  write(path("v/y_one/expect.json"), agent_session::test_support::kOneMessage);
+  write(path("v/VERSION"), "1.6.0");
+  const Json json = Json::parse(vectors_document(path("v")).text);
+  EXPECT_EQ(json["document_version"], 2);
+  const auto& names = agent_session::conform::runner::runner_check_names();
+  ASSERT_EQ(json["runner_checks"].size(), 1 + names.size());
+  const Json& folder = json["runner_checks"][7];
+  EXPECT_EQ(folder["name"], "runner_file_directory");
+  EXPECT_EQ(folder["since"], "1.6.0");
+  EXPECT_EQ(folder["about"],
+            "check, estimate, canon and trim --max-chars 100 on FILE, FILE a folder, must each exit 3, never a "
+            "signal, with standard output empty and exactly one line on standard error");
+  ASSERT_EQ(folder["checks"].size(), 4u);
+  for (const Json& check : folder["checks"]) {
+    EXPECT_EQ(check["file"], "folder");
+    EXPECT_EQ(check["exit"], 3);
+    EXPECT_EQ(check["stdin_stream"], "pipe");
+  }
+  EXPECT_EQ(folder["checks"][3]["args"], Json({"trim", "--max-chars", "100"}));
+  const Json& append = json["runner_checks"][8];
+  EXPECT_EQ(append["name"], "runner_append_directory");
+  EXPECT_EQ(append["checks"][0]["args"], Json({"append"}));
+  EXPECT_EQ(append["checks"][0]["file"], "folder");
+  const Json& missing = json["runner_checks"][9];
+  EXPECT_EQ(missing["name"], "runner_append_missing_folder");
+  EXPECT_EQ(missing["about"],
+            "append FILE, FILE in a folder that does not exist, with standard input empty, must exit 3, never a "
+            "signal, with standard output empty and exactly one line on standard error");
+  EXPECT_EQ(missing["checks"][0]["file"], "missing");
+  EXPECT_EQ(missing["checks"][0]["stderr_names_file"], false);
 }
 
 TEST_F(VectorsDocumentTest, AnUnusableVectorIsNamedAndNothingIsWritten) {
