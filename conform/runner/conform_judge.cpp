@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -144,9 +145,23 @@ Check parse_check(const nlohmann::json& json) {
   return check;
 }
 
-std::string stderr_hint(const ProcessResult& result) {
+// The port's standard error as a check's message quotes it. A runner's
+// check on its own temporary folder names that folder "$d", as its
+// reproduce command does: the name changes from run to run (and from exec
+// to harness mode), the verdict must not.
+std::string stderr_hint(const Check& check, const ProcessResult& result) {
   if (result.err.empty()) return "";
-  return "; stderr: " + excerpt(result.err, 0, 160);
+  std::string err = result.err;
+  if (check.own_file != OwnFile::session) {
+    std::filesystem::path folder(check.file);
+    if (check.own_file == OwnFile::in_missing_folder) folder = folder.parent_path().parent_path();
+    const std::string name = folder.string();
+    for (std::size_t at = name.empty() ? std::string::npos : err.find(name); at != std::string::npos;
+         at = err.find(name, at + 2)) {
+      err.replace(at, name.size(), "$d");
+    }
+  }
+  return "; stderr: " + excerpt(err, 0, 160);
 }
 
 // Whether `text` contains `part`, ASCII letters compared without case.
@@ -273,7 +288,7 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
     return describe_end(result, timeout) + ", expected exit " + std::to_string(check.exit);
   if (result.exit_code != check.exit) {
     return "exit " + std::to_string(result.exit_code) + ", expected " + std::to_string(check.exit) +
-           stderr_hint(result);
+           stderr_hint(check, result);
   }
   if (check.exit == 0 && result.out != check.stdout_bytes)
     return describe_difference("stdout", check.stdout_bytes, result.out);
@@ -290,7 +305,7 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
   }
   if (check.exit == 1 && !contains_error(result.err, check.error)) {
     return "stderr lacks " + printable(check.error) + " followed by end of line or \": \"" +
-           (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+           (result.err.empty() ? "; stderr is empty" : stderr_hint(check, result));
   }
   if (check.one_stderr_line) {
     const std::string_view err = result.err;
@@ -304,7 +319,7 @@ std::optional<std::string> judge(const Check& check, const ProcessResult& result
   for (const auto& mention : check.stderr_mentions) {
     if (!contains_ignoring_case(result.err, mention)) {
       return "stderr lacks " + printable(mention) + " (letter case aside)" +
-             (result.err.empty() ? "; stderr is empty" : stderr_hint(result));
+             (result.err.empty() ? "; stderr is empty" : stderr_hint(check, result));
     }
   }
   return std::nullopt;
