@@ -152,9 +152,9 @@ Check parse_check(const nlohmann::json& json) {
 std::string stderr_hint(const Check& check, const ProcessResult& result) {
   if (result.err.empty()) return "";
   std::string err = result.err;
-  if (check.own_file != OwnFile::session) {
+  if (check.own_file != Check::OwnFile::session) {
     std::filesystem::path folder(check.file);
-    if (check.own_file == OwnFile::in_missing_folder) folder = folder.parent_path().parent_path();
+    if (check.own_file == Check::OwnFile::in_missing_folder) folder = folder.parent_path().parent_path();
     const std::string name = folder.string();
     for (std::size_t at = name.empty() ? std::string::npos : err.find(name); at != std::string::npos;
          at = err.find(name, at + 2)) {
