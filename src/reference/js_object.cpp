@@ -16,12 +16,13 @@ std::optional<std::uint32_t> array_index(std::string_view key) noexcept {
 
 Json javascript_object(std::vector<std::pair<std::string, Json>> members) {
   std::vector<std::pair<std::string, Json>> kept;
-  for (auto& [key, value] : members) {
-    const auto first = std::find_if(kept.begin(), kept.end(), [&](const auto& member) { return member.first == key; });
+  for (auto& member : members) {
+    const auto first =
+        std::find_if(kept.begin(), kept.end(), [&](const auto& other) { return other.first == member.first; });
     if (first == kept.end()) {
-      kept.emplace_back(std::move(key), std::move(value));
+      kept.push_back(std::move(member));
     } else {
-      first->second = std::move(value);  // the last value, at the first position
+      first->second = std::move(member.second);  // the last value, at the first position
     }
   }
   Json object = Json::object();
