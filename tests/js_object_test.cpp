@@ -23,16 +23,22 @@ TEST(JsObject, AnArrayIndexIsTheCanonicalDecimalOfZeroTo4294967294) {
   }
 }
 
+using Members = std::vector<std::pair<std::string, double>>;
+
+// The members of javascript_object(members), in its order.
+Members built(std::vector<std::pair<std::string, Json>> members) {
+  const Json object = javascript_object(std::move(members));
+  Members seen;
+  for (const auto& [key, value] : object.items()) seen.emplace_back(key, value.get<double>());
+  return seen;
+}
+
 // `{"b":1,"a":2,"b":3,"10":4,"2":5,"02":6}` as JSON.parse reads it:
 // JSON.stringify gives {"2":5,"10":4,"b":3,"a":2,"02":6}.
 TEST(JsObject, ARepeatedKeyKeepsItsFirstPlaceAndTakesTheLastValueThenIndexesComeFirst) {
   std::vector<std::pair<std::string, Json>> members = {{"b", 1.0},  {"a", 2.0}, {"b", 3.0},
                                                        {"10", 4.0}, {"2", 5.0}, {"02", 6.0}};
-  const Json object = javascript_object(std::move(members));
-  std::vector<std::pair<std::string, double>> seen;
-  for (const auto& [key, value] : object.items()) seen.emplace_back(key, value.get<double>());
-  EXPECT_EQ(seen, (std::vector<std::pair<std::string, double>>{
-                      {"2", 5.0}, {"10", 4.0}, {"b", 3.0}, {"a", 2.0}, {"02", 6.0}}));
+  EXPECT_EQ(built(std::move(members)), (Members{{"2", 5.0}, {"10", 4.0}, {"b", 3.0}, {"a", 2.0}, {"02", 6.0}}));
 }
 
 // Index keys alone, repeated, at the edges of the range: ascending by
@@ -41,11 +47,8 @@ TEST(JsObject, ARepeatedKeyKeepsItsFirstPlaceAndTakesTheLastValueThenIndexesCome
 TEST(JsObject, IndexKeysComeFirstAscendingRepeatedOnesTakeTheirLastValue) {
   std::vector<std::pair<std::string, Json>> members = {{"4294967295", 1.0}, {"10", 2.0}, {"9", 3.0},
                                                        {"4294967294", 4.0}, {"10", 5.0}, {"0", 6.0}};
-  const Json object = javascript_object(std::move(members));
-  std::vector<std::pair<std::string, double>> seen;
-  for (const auto& [key, value] : object.items()) seen.emplace_back(key, value.get<double>());
-  EXPECT_EQ(seen, (std::vector<std::pair<std::string, double>>{
-                      {"0", 6.0}, {"9", 3.0}, {"10", 5.0}, {"4294967294", 4.0}, {"4294967295", 1.0}}));
+  EXPECT_EQ(built(std::move(members)),
+            (Members{{"0", 6.0}, {"9", 3.0}, {"10", 5.0}, {"4294967294", 4.0}, {"4294967295", 1.0}}));
 }
 
 }  // namespace

@@ -106,11 +106,7 @@ const std::string kRightPort =
 
 // kRightPort with `from` replaced by `to`, once: one planted mistake.
 std::vector<std::string> planted(const std::string& from, const std::string& to) {
-  std::string script = kRightPort;
-  const auto at = script.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) script.replace(at, from.size(), to);
-  return shell_port(script);
+  return test_support::planted_port(kRightPort, from, to);
 }
 
 class RunnerChecks : public FakeVectors {

@@ -68,6 +68,15 @@ inline ConformRun conform_binary(const std::filesystem::path& vectors, const std
 // so the script sees the check's arguments as $1, $2, ...
 inline std::vector<std::string> shell_port(const std::string& script) { return {"sh", "-c", script, "port"}; }
 
+// shell_port of `script` with `from` replaced by `to`, once: a right
+// port with one planted mistake (a `from` not in `script` fails the test).
+inline std::vector<std::string> planted_port(std::string script, const std::string& from, const std::string& to) {
+  const auto at = script.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) script.replace(at, from.size(), to);
+  return shell_port(script);
+}
+
 // A folder of hand-made vectors, removed at the end of the test.
 class FakeVectors : public ::testing::Test {
  protected:
